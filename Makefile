@@ -1,0 +1,141 @@
+# netns-iter: build a patched Linux 7.3, its libbpf and bpftool, the BPF
+# programs and netns-reap, and test them in a QEMU guest.
+#
+#   make demo      boot the guest and run the built-in scenario
+#   make check     host tests, then the bats suite inside the guest
+#   make kernel    only (re)build the patched kernel
+#   make help      everything else
+#
+# KERNEL_SRC=DIR builds another 7.3 tree instead of Debian's linux-source-7.3.
+# KASAN=1 adds inline KASAN to the debug kernel (slower build and guest).
+
+TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+BUILD ?= $(TOP)/build
+KERNEL_SRC ?=
+KASAN ?= 0
+JOBS ?= $(shell nproc)
+
+SRC := $(BUILD)/src
+KBUILD := $(BUILD)/kbuild
+TOOLS := $(BUILD)/tools
+LIBBPF_OUT := $(TOOLS)/libbpf
+LIBBPF_PREFIX := $(TOOLS)/libbpf-install
+LIBBPF_A := $(LIBBPF_PREFIX)/lib/libbpf.a
+BPFTOOL_OUT := $(TOOLS)/bpftool
+BPFTOOL := $(BPFTOOL_OUT)/bpftool
+OBJ := $(BUILD)/obj
+BIN := $(BUILD)/bin
+VMLINUX_H := $(OBJ)/vmlinux.h
+BZIMAGE := $(KBUILD)/arch/x86/boot/bzImage
+
+CLANG ?= clang-16
+LLVM_STRIP ?= llvm-strip-16
+CC ?= cc
+
+FRAGMENTS := $(TOP)/Kconfig.fragment $(TOP)/tests/vm/vm.config \
+	     $(TOP)/tests/vm/debug.config
+ifeq ($(KASAN),1)
+FRAGMENTS += $(TOP)/tests/vm/kasan.config
+endif
+
+KMAKE := $(MAKE) -C $(SRC) O=$(KBUILD) ARCH=x86_64 -j$(JOBS)
+TOOLMAKE := $(MAKE) -j$(JOBS) CLANG=$(CLANG) LLVM_STRIP=$(LLVM_STRIP) \
+	    LLVM_CONFIG=llvm-config-16
+
+BPF_SRCS := $(wildcard $(TOP)/bpf/*.bpf.c)
+BPF_OBJS := $(patsubst $(TOP)/bpf/%.bpf.c,$(OBJ)/%.bpf.o,$(BPF_SRCS))
+BPF_SKELS := $(patsubst $(TOP)/bpf/%.bpf.c,$(OBJ)/%.skel.h,$(BPF_SRCS))
+BPF_CFLAGS := -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 \
+	      -fms-extensions -Wno-microsoft-anon-tag \
+	      -I$(OBJ) -I$(LIBBPF_PREFIX)/include -I$(TOP)/bpf
+
+USER_CFLAGS := -O2 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE \
+	       -I$(OBJ) -I$(LIBBPF_PREFIX)/include -I$(TOP)/tools
+USER_LDLIBS := $(LIBBPF_A) -lelf -lz
+
+VERSION := $(shell git -C $(TOP) describe --always --dirty 2>/dev/null || echo unknown)
+
+.PHONY: all help deps tree config kernel tools progs demo check clean distclean
+
+# Each stage is a make of its own, so that later stages see what the earlier
+# ones produced; kbuild, libbpf and bpftool rebuild only what changed.
+all:
+	@$(MAKE) --no-print-directory kernel
+	@$(MAKE) --no-print-directory tools
+	@$(MAKE) --no-print-directory progs
+
+help:
+	@sed -n '2,12s/^# \{0,1\}//p' $(TOP)/Makefile
+
+deps:
+	@$(TOP)/scripts/install-deps.sh
+
+# The tree is brought to pristine + kernel/patches + kernel/FILES on every
+# build; only files whose contents change are rewritten.
+tree: deps
+	@$(TOP)/scripts/prepare-tree.sh $(SRC) $(KERNEL_SRC)
+	@echo "Kernel source: $$(cat $(SRC)/.git/netns-iter-source)"
+
+$(KBUILD)/.config: $(FRAGMENTS) $(TOP)/scripts/check-config.sh | tree
+	@mkdir -p $(KBUILD)
+	@$(KMAKE) -s tinyconfig >/dev/null
+	@cd $(SRC) && ./scripts/kconfig/merge_config.sh -m -O $(KBUILD) \
+		$(KBUILD)/.config $(FRAGMENTS) >/dev/null
+	@$(KMAKE) -s olddefconfig
+	@$(TOP)/scripts/check-config.sh $@ $(FRAGMENTS) || { rm -f $@; exit 1; }
+
+config: tree $(KBUILD)/.config
+
+kernel: config
+	@$(KMAKE) -s bzImage
+	@echo "Kernel: $$(cat $(KBUILD)/include/config/kernel.release) ($(BZIMAGE))"
+
+# libbpf and bpftool from the same tree.  install -C leaves unchanged
+# headers alone, so nothing downstream rebuilds for nothing.
+tools:
+	@mkdir -p $(LIBBPF_OUT) $(BPFTOOL_OUT)
+	@$(TOOLMAKE) -s -C $(SRC)/tools/lib/bpf OUTPUT=$(LIBBPF_OUT)/ \
+		DESTDIR=$(LIBBPF_PREFIX) prefix= LIBDIR=/lib INSTALL='install -C' \
+		install_headers install_lib >/dev/null
+	@$(TOOLMAKE) -s -C $(SRC)/tools/bpf/bpftool OUTPUT=$(BPFTOOL_OUT)/ >/dev/null
+	@echo "bpftool: $$($(BPFTOOL) version | head -n1)"
+
+# vmlinux.h comes from the vmlinux just built, never from the host's BTF.
+$(VMLINUX_H): $(KBUILD)/vmlinux
+	@mkdir -p $(OBJ)
+	@$(BPFTOOL) btf dump file $(KBUILD)/vmlinux format c > $@.tmp
+	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; echo "  GEN     vmlinux.h"; fi
+
+$(OBJ)/%.bpf.o: $(TOP)/bpf/%.bpf.c $(VMLINUX_H) $(wildcard $(TOP)/bpf/*.h) $(LIBBPF_A)
+	@echo "  CLANG   $(notdir $@)"
+	@$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OBJ)/%.skel.h: $(OBJ)/%.bpf.o
+	@$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
+
+$(BIN)/netns-reap: $(TOP)/tools/netns-reap.c $(wildcard $(TOP)/tools/*.h) \
+		   $(BPF_SKELS) $(LIBBPF_A)
+	@mkdir -p $(BIN)
+	@echo "  CC      $(notdir $@)"
+	@$(CC) $(USER_CFLAGS) -DNETNS_REAP_VERSION='"$(VERSION)"' $< -o $@ $(USER_LDLIBS)
+
+progs: $(BPF_OBJS) $(BPF_SKELS) $(if $(wildcard $(TOP)/tools/netns-reap.c),$(BIN)/netns-reap)
+
+# Environment the tests and the guest see.
+export NETNS_ITER_TOP := $(TOP)
+export NETNS_ITER_BUILD := $(BUILD)
+export BPFTOOL
+export BZIMAGE
+
+demo: all
+	$(TOP)/tests/vm/run -- $(TOP)/scripts/demo.sh
+
+check: all
+	@$(TOP)/tests/run-all
+
+clean:
+	rm -rf $(OBJ) $(BIN) $(TOOLS)
+	-$(KMAKE) -s clean
+
+distclean:
+	rm -rf $(BUILD)

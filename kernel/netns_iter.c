@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * BPF iterator over network namespaces: the "netns" target (iter/netns,
+ * iter.s/netns) and its open-coded twin bpf_iter_netns_{new,next,destroy}.
+ *
+ * Semantics.  A walk visits the live network namespaces in the order of
+ * their namespace id (the netns cookie, net->net_cookie == net->ns.ns_id),
+ * the order in which kernel/nstree.c keeps them.  Anonymous namespaces,
+ * held only by a task, an nsfs file or a socket, are included.  A namespace
+ * whose reference count has reached zero, so whose cleanup_net() is queued
+ * or running, is never handed out.  The walk resumes after a partial read
+ * from the id of the last namespace it moved past, so a namespace that lives
+ * through the whole walk is seen exactly once, and one that is created or
+ * destroyed during it is seen at most once.  The program is then called
+ * once more with net == NULL, so it can print a summary.
+ *
+ * Visibility.  A walk shows the namespaces that the task that created the
+ * iterator (opened the pinned file or called BPF_ITER_CREATE) could setns()
+ * into, judged with the credentials it had then: those whose owning user
+ * namespace it has CAP_SYS_ADMIN in, plus its own network namespace.  The
+ * host's root sees all of them; root in a user namespace sees the ones that
+ * user namespace owns.  The open-coded iterator applies the same rule to the
+ * current task's credentials when bpf_iter_netns_new() runs.
+ *
+ * Locking.  The namespace tree is walked under RCU; the namespace handed to
+ * an iter/netns program holds a reference (maybe_get_net()) and no lock, so
+ * sleepable programs may run on it; the reference is dropped when the walk
+ * moves on.  Nothing is held between two read() calls.  The open-coded
+ * iterator is KF_RCU_PROTECTED: it takes no reference, the pointers it
+ * returns are RCU pointers valid until the RCU read section ends, and a
+ * namespace it returns may start dying while the program looks at it.
+ *
+ * Limits.  The link takes no parameter.  Without CONFIG_NET_NS there is
+ * only init_net, which is not in the namespace tree, so this file is not
+ * built.
+ */
+#include <linux/bpf.h>
+#include <linux/btf.h>
+#include <linux/btf_ids.h>
+#include <linux/cred.h>
+#include <linux/nstree.h>
+#include <linux/security.h>
+#include <linux/seq_file.h>
+#include <net/net_namespace.h>
+
+struct bpf_iter_seq_netns_info {
+	const struct cred *cred;
+	u64 own_id;
+	u64 last_id;
+};
+
+static bool netns_iter_visible(struct net *net, const struct cred *cred,
+			       u64 own_id)
+{
+	return net->ns.ns_id == own_id ||
+	       !security_capable(cred, net->user_ns, CAP_SYS_ADMIN,
+				 CAP_OPT_NOAUDIT);
+}
+
+/*
+ * First visible namespace at or after @ns in id order.  With @get, take a
+ * reference, skipping namespaces whose count already dropped to zero;
+ * without, only skip those.  Called under rcu_read_lock().
+ */
+static struct net *netns_iter_scan(struct ns_common *ns,
+				   const struct cred *cred, u64 own_id,
+				   bool get)
+{
+	while (!IS_ERR_OR_NULL(ns)) {
+		struct net *net = to_net_ns(ns);
+
+		if (netns_iter_visible(net, cred, own_id) &&
+		    (get ? !!maybe_get_net(net) : !!ns_ref_read(net)))
+			return net;
+		ns = ns_tree_adjoined_rcu(net, false);
+	}
+	return NULL;
+}
+
+static struct net *netns_iter_get_after(struct bpf_iter_seq_netns_info *info)
+{
+	struct net *net;
+
+	rcu_read_lock();
+	net = netns_iter_scan(ns_tree_lookup_after_rcu(info->last_id,
+						       CLONE_NEWNET),
+			      info->cred, info->own_id, true);
+	rcu_read_unlock();
+	return net;
+}
+
+static void *netns_iter_seq_start(struct seq_file *seq, loff_t *pos)
+{
+	return netns_iter_get_after(seq->private);
+}
+
+static void *netns_iter_seq_next(struct seq_file *seq, void *v, loff_t *pos)
+{
+	struct bpf_iter_seq_netns_info *info = seq->private;
+	struct net *net = v;
+
+	++*pos;
+	info->last_id = net->ns.ns_id;
+	put_net(net);
+	return netns_iter_get_after(info);
+}
+
+struct bpf_iter__netns {
+	__bpf_md_ptr(struct bpf_iter_meta *, meta);
+	__bpf_md_ptr(struct net *, net);
+};
+
+DEFINE_BPF_ITER_FUNC(netns, struct bpf_iter_meta *meta, struct net *net)
+
+static int __netns_iter_seq_show(struct seq_file *seq, struct net *net,
+				 bool in_stop)
+{
+	struct bpf_iter_meta meta = { .seq = seq };
+	struct bpf_iter__netns ctx = { .meta = &meta, .net = net };
+	struct bpf_prog *prog;
+
+	prog = bpf_iter_get_info(&meta, in_stop);
+	return prog ? bpf_iter_run_prog(prog, &ctx) : 0;
+}
+
+static int netns_iter_seq_show(struct seq_file *seq, void *v)
+{
+	return __netns_iter_seq_show(seq, v, false);
+}
+
+static void netns_iter_seq_stop(struct seq_file *seq, void *v)
+{
+	if (!v)
+		(void)__netns_iter_seq_show(seq, NULL, true);
+	else
+		put_net(v);
+}
+
+static int netns_iter_init(void *priv, struct bpf_iter_aux_info *aux)
+{
+	struct bpf_iter_seq_netns_info *info = priv;
+
+	info->cred = get_current_cred();
+	info->own_id = current->nsproxy->net_ns->ns.ns_id;
+	info->last_id = 0;
+	return 0;
+}
+
+static void netns_iter_fini(void *priv)
+{
+	struct bpf_iter_seq_netns_info *info = priv;
+
+	put_cred(info->cred);
+}
+
+static const struct seq_operations netns_iter_seq_ops = {
+	.start	= netns_iter_seq_start,
+	.next	= netns_iter_seq_next,
+	.stop	= netns_iter_seq_stop,
+	.show	= netns_iter_seq_show,
+};
+
+static const struct bpf_iter_seq_info netns_iter_seq_info = {
+	.seq_ops		= &netns_iter_seq_ops,
+	.init_seq_private	= netns_iter_init,
+	.fini_seq_private	= netns_iter_fini,
+	.seq_priv_size		= sizeof(struct bpf_iter_seq_netns_info),
+};
+
+static struct bpf_iter_reg netns_reg_info = {
+	.target			= "netns",
+	.feature		= BPF_ITER_RESCHED,
+	.ctx_arg_info_size	= 1,
+	.ctx_arg_info		= {
+		{ offsetof(struct bpf_iter__netns, net),
+		  PTR_TO_BTF_ID_OR_NULL | PTR_TRUSTED },
+	},
+	.seq_info		= &netns_iter_seq_info,
+};
+
+/* Open-coded iterator state, opaque to BPF programs. */
+struct bpf_iter_netns {
+	__u64 __opaque[2];
+} __aligned(8);
+
+struct bpf_iter_netns_kern {
+	struct net *pos;
+	u64 own_id;
+} __aligned(8);
+
+__bpf_kfunc_start_defs();
+
+/**
+ * bpf_iter_netns_new() - start a walk over the visible network namespaces
+ * @it: iterator state
+ *
+ * Must be called in an RCU read section; the walk uses the current task's
+ * credentials for visibility.
+ *
+ * Return: 0.
+ */
+__bpf_kfunc int bpf_iter_netns_new(struct bpf_iter_netns *it)
+{
+	struct bpf_iter_netns_kern *kit = (void *)it;
+
+	BUILD_BUG_ON(sizeof(*kit) > sizeof(*it));
+	BUILD_BUG_ON(__alignof__(*kit) != __alignof__(*it));
+
+	kit->pos = NULL;
+	kit->own_id = current->nsproxy ? current->nsproxy->net_ns->ns.ns_id : 0;
+	return 0;
+}
+
+/**
+ * bpf_iter_netns_next() - the next visible network namespace
+ * @it: iterator state
+ *
+ * Return: an RCU-protected namespace, or NULL at the end of the walk.
+ */
+__bpf_kfunc struct net *bpf_iter_netns_next(struct bpf_iter_netns *it)
+{
+	struct bpf_iter_netns_kern *kit = (void *)it;
+	struct ns_common *ns;
+
+	if (kit->pos)
+		ns = ns_tree_adjoined_rcu(kit->pos, false);
+	else
+		ns = list_first_or_null_rcu(&net_ns_tree.ns_list_head,
+					    struct ns_common,
+					    ns_tree_node.ns_list_entry);
+	kit->pos = netns_iter_scan(ns, current_cred(), kit->own_id, false);
+	return kit->pos;
+}
+
+/**
+ * bpf_iter_netns_destroy() - end a walk
+ * @it: iterator state
+ */
+__bpf_kfunc void bpf_iter_netns_destroy(struct bpf_iter_netns *it)
+{
+}
+
+__bpf_kfunc_end_defs();
+
+BTF_KFUNCS_START(netns_iter_kfunc_ids)
+BTF_ID_FLAGS(func, bpf_iter_netns_new, KF_ITER_NEW | KF_RCU_PROTECTED)
+BTF_ID_FLAGS(func, bpf_iter_netns_next, KF_ITER_NEXT | KF_RET_NULL)
+BTF_ID_FLAGS(func, bpf_iter_netns_destroy, KF_ITER_DESTROY)
+BTF_KFUNCS_END(netns_iter_kfunc_ids)
+
+static const struct btf_kfunc_id_set netns_iter_kfunc_set = {
+	.owner	= THIS_MODULE,
+	.set	= &netns_iter_kfunc_ids,
+};
+
+BTF_ID_LIST_SINGLE(netns_iter_btf_ids, struct, net)
+
+static int __init netns_iter_register(void)
+{
+	int err;
+
+	netns_reg_info.ctx_arg_info[0].btf_id = netns_iter_btf_ids[0];
+	err = bpf_iter_reg_target(&netns_reg_info);
+	if (err)
+		return err;
+
+	err = register_btf_kfunc_id_set(BPF_PROG_TYPE_TRACING,
+					&netns_iter_kfunc_set);
+	if (!err)
+		err = register_btf_kfunc_id_set(BPF_PROG_TYPE_SYSCALL,
+						&netns_iter_kfunc_set);
+	return err;
+}
+
+late_initcall(netns_iter_register);

@@ -1,0 +1,46 @@
+#!/usr/bin/env bats
+# The guest runs the kernel that was just built, with BTF and the in-tree
+# bpftool.
+
+load helpers
+
+@test "guest runs the freshly built kernel" {
+	run uname -r
+	assert_success
+	assert_output "$(cat "$BUILD/kbuild/include/config/kernel.release")"
+	run cat /proc/sys/kernel/version
+	assert_output "$(cut -d' ' -f4- < "$BUILD/kbuild/include/generated/compile.h" 2>/dev/null | sed -n 's/^"\(.*\)"$/\1/p' | head -n1)" || true
+}
+
+@test "/proc/config.gz carries every fragment line" {
+	local frag line missing=
+	for frag in "$TOP/Kconfig.fragment" "$TOP/tests/vm/vm.config" "$TOP/tests/vm/debug.config"; do
+		while IFS= read -r line; do
+			case "$line" in
+			CONFIG_*=*) zgrep -qxF "$line" /proc/config.gz || missing+=" $line" ;;
+			esac
+		done < "$frag"
+	done
+	[ -z "$missing" ] || fail "missing from the running kernel's config:$missing"
+}
+
+@test "kernel BTF is present" {
+	[ -s /sys/kernel/btf/vmlinux ]
+	run "$BPFTOOL" btf dump file /sys/kernel/btf/vmlinux format raw
+	assert_success
+	assert_output --partial "STRUCT 'net'"
+}
+
+@test "in-tree bpftool runs and sees the BPF syscall" {
+	run "$BPFTOOL" version
+	assert_success
+	assert_output --partial "libbpf v"
+	run "$BPFTOOL" prog show
+	assert_success
+}
+
+@test "debug options are live: lockdep is running" {
+	[ -r /proc/lockdep_stats ] || skip "lockdep stats not exposed"
+	run grep -E 'debug_locks:[[:space:]]+1' /proc/lockdep_stats
+	assert_success
+}
