@@ -39,8 +39,7 @@ FRAGMENTS += $(TOP)/tests/vm/kasan.config
 endif
 
 KMAKE := $(MAKE) -C $(SRC) O=$(KBUILD) ARCH=x86_64 -j$(JOBS)
-TOOLMAKE := $(MAKE) -j$(JOBS) CLANG=$(CLANG) LLVM_STRIP=$(LLVM_STRIP) \
-	    LLVM_CONFIG=llvm-config-16
+TOOLMAKE := $(MAKE) -j$(JOBS) CLANG=$(CLANG) LLVM_STRIP=$(LLVM_STRIP)
 
 BPF_SRCS := $(wildcard $(TOP)/bpf/*.bpf.c)
 BPF_OBJS := $(patsubst $(TOP)/bpf/%.bpf.c,$(OBJ)/%.bpf.o,$(BPF_SRCS))
@@ -95,9 +94,10 @@ kernel: config
 tools:
 	@mkdir -p $(LIBBPF_OUT) $(BPFTOOL_OUT)
 	@$(TOOLMAKE) -s -C $(SRC)/tools/lib/bpf OUTPUT=$(LIBBPF_OUT)/ \
-		DESTDIR=$(LIBBPF_PREFIX) prefix= LIBDIR=/lib INSTALL='install -C' \
+		DESTDIR=$(LIBBPF_PREFIX) prefix= libdir_relative=lib INSTALL='install -C' \
 		install_headers install_lib >/dev/null
-	@$(TOOLMAKE) -s -C $(SRC)/tools/bpf/bpftool OUTPUT=$(BPFTOOL_OUT)/ >/dev/null
+	@$(TOOLMAKE) -s -C $(SRC)/tools/bpf/bpftool OUTPUT=$(BPFTOOL_OUT)/ \
+		VMLINUX_BTF=$(KBUILD)/vmlinux SKIP_LLVM=1 SKIP_LIBBFD=1 >/dev/null
 	@echo "bpftool: $$($(BPFTOOL) version | head -n1)"
 
 # vmlinux.h comes from the vmlinux just built, never from the host's BTF.
