@@ -49,7 +49,8 @@ BPF_CFLAGS := -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 \
 	      -I$(OBJ) -I$(LIBBPF_PREFIX)/include -I$(TOP)/bpf
 
 USER_CFLAGS := -O2 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE \
-	       -I$(OBJ) -I$(LIBBPF_PREFIX)/include -I$(TOP)/tools
+	       -I$(OBJ) -I$(LIBBPF_PREFIX)/include -I$(TOP)/tools -I$(TOP)/bpf \
+	       -I$(SRC)/tools/include/uapi
 USER_LDLIBS := $(LIBBPF_A) -lelf -lz
 
 VERSION := $(shell git -C $(TOP) describe --always --dirty 2>/dev/null || echo unknown)
@@ -113,7 +114,7 @@ $(OBJ)/%.bpf.o: $(TOP)/bpf/%.bpf.c $(VMLINUX_H) $(wildcard $(TOP)/bpf/*.h) $(LIB
 $(OBJ)/%.skel.h: $(OBJ)/%.bpf.o
 	@$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 
-$(BIN)/netns-reap: $(TOP)/tools/netns-reap.c $(wildcard $(TOP)/tools/*.h) \
+$(BIN)/netns-reap: $(TOP)/tools/netns-reap.c $(wildcard $(TOP)/tools/*.h) $(TOP)/bpf/reap.h \
 		   $(BPF_SKELS) $(LIBBPF_A)
 	@mkdir -p $(BIN)
 	@echo "  CC      $(notdir $@)"

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * netns-reap's socket programs: one per iterator the tool can drive.
+ *
+ *   reap_tcp, reap_udp   iter/tcp and iter/udp: the setns, netns-arg and
+ *                        global modes (the link decides which sockets come)
+ *
+ * Every socket handed in is counted; one that matches the filter the tool
+ * wrote into .rodata and the dsts map leaves a record in the recs map,
+ * keyed by socket cookie, and with kill set is destroyed with
+ * bpf_sock_destroy() under the lock the iterator holds.  Nothing is written
+ * to the seq_file, so a read never stops on a full buffer and no socket is
+ * shown twice.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+#include "reap.h"
+
+#define AF_INET		2
+#define AF_INET6	10
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Filter, set by the tool before load. */
+const volatile bool cfg_kill;
+const volatile bool cfg_udp_unconnected;	/* match unconnected UDP too */
+const volatile __u64 cfg_netns;			/* 0: any */
+const volatile __u32 cfg_states;		/* 1 << TCP_*; 0: connected */
+const volatile __u32 cfg_n_dst;
+const volatile __u32 cfg_n_src;
+const volatile __u16 cfg_dport;
+const volatile __u16 cfg_sport;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, REAP_MAX_DST);
+	__type(key, __u32);
+	__type(value, struct reap_addr_filter);
+} dsts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, REAP_MAX_DST);
+	__type(key, __u32);
+	__type(value, struct reap_addr_filter);
+} srcs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, REAP_DEFAULT_MAX_SOCKS);
+	__type(key, __u64);
+	__type(value, struct reap_rec);
+} recs SEC(".maps");
+
+struct reap_counts counts;
+
+extern int bpf_sock_destroy(struct sock_common *sk) __ksym;
+
+/* States a socket to a backend can be in: not listening, not closed. */
+#define REAP_CONNECTED_STATES						\
+	((1U << TCP_ESTABLISHED) | (1U << TCP_SYN_SENT) |		\
+	 (1U << TCP_SYN_RECV) | (1U << TCP_FIN_WAIT1) |			\
+	 (1U << TCP_FIN_WAIT2) | (1U << TCP_CLOSE_WAIT) |		\
+	 (1U << TCP_LAST_ACK) | (1U << TCP_CLOSING))
+
+static __always_inline bool prefix_match(const __u8 *a, const __u8 *p,
+					 __u32 plen)
+{
+	__u32 i;
+
+	for (i = 0; i < 16; i++) {
+		__u32 bits = plen > i * 8 ? plen - i * 8 : 0;
+		__u8 mask;
+
+		if (!bits)
+			break;
+		mask = bits >= 8 ? 0xff : (__u8)(0xff << (8 - bits));
+		if ((a[i] ^ p[i]) & mask)
+			return false;
+	}
+	return true;
+}
+
+/* Any filter of @map matches: the filters of one word are ORed. */
+static __always_inline bool addr_match(void *map, __u32 n, const __u8 *addr,
+				       __u16 port)
+{
+	__u32 i;
+
+	for (i = 0; i < REAP_MAX_DST && i < n; i++) {
+		struct reap_addr_filter *f = bpf_map_lookup_elem(map, &i);
+
+		if (!f)
+			break;
+		if ((!f->port || f->port == port) &&
+		    prefix_match(addr, f->addr, f->plen))
+			return true;
+	}
+	return false;
+}
+
+static __always_inline void addr_of(__u8 out[16], __u16 family, __be32 v4,
+				    const struct in6_addr *v6)
+{
+	if (family == AF_INET) {
+		__builtin_memset(out, 0, 10);
+		out[10] = 0xff;
+		out[11] = 0xff;
+		__builtin_memcpy(out + 12, &v4, 4);
+	} else {
+		bpf_probe_read_kernel(out, 16, v6);
+	}
+}
+
+/* The whole decision for one socket, shared by every mode. */
+static __always_inline int reap_one(struct sock_common *skc, __u8 proto)
+{
+	struct reap_rec rec = {};
+	__u64 netns = skc->skc_net.net->net_cookie;
+	__u8 state = skc->skc_state;
+	__u32 states = cfg_states ?: REAP_CONNECTED_STATES;
+
+	if (cfg_netns && netns != cfg_netns)
+		return 0;
+	counts.seen++;
+
+	if (proto == IPPROTO_UDP) {
+		/* UDP keeps TCP_ESTABLISHED once connected, TCP_CLOSE if not. */
+		if (state != TCP_ESTABLISHED && !cfg_udp_unconnected)
+			return 0;
+		if (state != TCP_ESTABLISHED)
+			states |= 1U << TCP_CLOSE;
+	}
+	if (!(states & (1U << (state & 31))))
+		return 0;
+
+	rec.family = skc->skc_family;
+	if (rec.family != AF_INET && rec.family != AF_INET6)
+		return 0;
+	addr_of(rec.saddr, rec.family, skc->skc_rcv_saddr, &skc->skc_v6_rcv_saddr);
+	addr_of(rec.daddr, rec.family, skc->skc_daddr, &skc->skc_v6_daddr);
+	rec.sport = skc->skc_num;
+	rec.dport = bpf_ntohs(skc->skc_dport);
+
+	if (cfg_dport && rec.dport != cfg_dport)
+		return 0;
+	if (cfg_sport && rec.sport != cfg_sport)
+		return 0;
+	if (cfg_n_dst && !addr_match(&dsts, cfg_n_dst, rec.daddr, rec.dport))
+		return 0;
+	if (cfg_n_src && !addr_match(&srcs, cfg_n_src, rec.saddr, rec.sport))
+		return 0;
+
+	rec.netns_cookie = netns;
+	rec.sock_cookie = bpf_get_socket_cookie(skc);
+	rec.proto = proto;
+	rec.state = state;
+	rec.order = counts.matched++;
+	if (cfg_kill) {
+		rec.err = bpf_sock_destroy(skc);
+		rec.action = rec.err ? REAP_ACT_FAILED : REAP_ACT_DESTROYED;
+		if (rec.err)
+			counts.failed++;
+		else
+			counts.destroyed++;
+	}
+	if (bpf_map_update_elem(&recs, &rec.sock_cookie, &rec, BPF_ANY))
+		counts.dropped++;
+	return 0;
+}
+
+SEC("iter/tcp")
+int reap_tcp(struct bpf_iter__tcp *ctx)
+{
+	struct sock_common *skc = ctx->sk_common;
+
+	return skc ? reap_one(skc, IPPROTO_TCP) : 0;
+}
+
+SEC("iter/udp")
+int reap_udp(struct bpf_iter__udp *ctx)
+{
+	struct udp_sock *udp = ctx->udp_sk;
+
+	return udp ? reap_one(&udp->inet.sk.__sk_common, IPPROTO_UDP) : 0;
+}
