@@ -31,21 +31,51 @@
  * with a cookie no live namespace has.  fill_link_info() and show_fdinfo()
  * report the cookie and the flags.
  *
+ * Chained walk.  bpf_iter_netns_sock_{new,next,destroy}() is an open-coded
+ * iterator over the TCP (listening, established, TIME_WAIT and request
+ * sockets, IPv4 and IPv6) or UDP sockets of one namespace, for the
+ * struct net an iter/netns program was handed: listeners from the shared
+ * listening hash, filtered by namespace, then the namespace's established
+ * hash or UDP table, its own table if it has one, else the shared one
+ * filtered by namespace.  bpf_iter_netns_sock_abort() destroys the socket
+ * the iterator holds, as bpf_sock_destroy() does from iter/tcp.
+ *
  * Locking.  Resolving the argument and moving the whole-host walk to the
  * next table take no lock but RCU for the namespace tree; they run between
  * buckets, with no bucket lock held.  Sockets are batched, referenced and
  * locked by the tcp and udp iterators exactly as without the parameter.
+ * The chained walk batches one bucket at a time under the bucket lock,
+ * taking a reference on each socket, and drops the bucket lock before
+ * handing them out.  The socket next() returns is referenced, and locked
+ * with lock_sock() if it is a full socket, until the following next() or
+ * destroy(); one unhashed meanwhile is skipped, as iter/tcp does.
+ * lock_sock() sleeps, so the kfuncs are for sleepable (iter.s/netns)
+ * programs only, and only for iterator programs, which run from read() with
+ * no lock held.
  *
  * Limits.  A namespace created during a whole-host walk is walked only if
  * its id is above the last namespace whose own table the walk started.
+ * The verifier does not tie the pointer next() returns to the following
+ * next(): a program that keeps it reads a socket the iterator no longer
+ * holds (a fault-safe, possibly stale load).  That is why the destroy path
+ * is bpf_iter_netns_sock_abort(), which acts on the iterator and so only
+ * ever on the socket it holds locked, and not bpf_sock_destroy() on the
+ * pointer, which net/core/filter.c keeps to iter/tcp and iter/udp.  A
+ * bucket that cannot be batched for lack of memory ends the walk early.
  */
 #include <linux/bpf.h>
+#include <linux/btf.h>
+#include <linux/btf_ids.h>
 #include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/nstree.h>
 #include <linux/seq_file.h>
+#include <linux/udp.h>
+#include <net/inet_hashtables.h>
 #include <net/net_namespace.h>
 #include <net/sock_iter_netns_arg.h>
+#include <net/tcp.h>
+#include <net/udp.h>
 
 static struct net *bpf_sock_iter_get_net(u32 fd, u64 cookie)
 {
@@ -199,3 +229,308 @@ bool bpf_sock_iter_next_table(struct seq_file *seq,
 	netns_tracker_alloc(net, &p->ns_tracker, GFP_KERNEL);
 	return true;
 }
+
+/* Open-coded iterator state, opaque to BPF programs. */
+struct bpf_iter_netns_sock {
+	__u64 __opaque[1];
+} __aligned(8);
+
+enum netns_sock_phase {
+	NETNS_SOCK_TCP_LISTEN,
+	NETNS_SOCK_TCP_EHASH,
+	NETNS_SOCK_UDP,
+	NETNS_SOCK_DONE,
+};
+
+struct netns_sock_kit {
+	struct net *net;
+	enum netns_sock_phase phase;
+	unsigned int bucket;
+	unsigned int cur, end, max;
+	bool locked;		/* batch[cur] is held with lock_sock() */
+	struct sock **batch;
+};
+
+#define NETNS_SOCK_BATCH 16
+
+static int netns_sock_grow(struct netns_sock_kit *kit, unsigned int want)
+{
+	struct sock **batch;
+
+	batch = kvmalloc_array(want, sizeof(*batch), GFP_KERNEL);
+	if (!batch)
+		return -ENOMEM;
+	kvfree(kit->batch);
+	kit->batch = batch;
+	kit->max = want;
+	return 0;
+}
+
+static void netns_sock_put_batch(struct netns_sock_kit *kit)
+{
+	while (kit->cur < kit->end)
+		sock_gen_put(kit->batch[kit->cur++]);
+	kit->cur = 0;
+	kit->end = 0;
+}
+
+/* Take a reference on @sk into the batch; count it either way. */
+static void netns_sock_add(struct netns_sock_kit *kit, struct sock *sk,
+			   unsigned int *seen)
+{
+	++*seen;
+	if (kit->end < kit->max && refcount_inc_not_zero(&sk->sk_refcnt))
+		kit->batch[kit->end++] = sk;
+}
+
+/* Batch the namespace's sockets of bucket kit->bucket; return how many. */
+static unsigned int netns_sock_fill_bucket(struct netns_sock_kit *kit)
+{
+	struct net *net = kit->net;
+	struct hlist_nulls_node *node;
+	unsigned int seen = 0;
+	struct sock *sk;
+
+	switch (kit->phase) {
+	case NETNS_SOCK_TCP_LISTEN: {
+		struct inet_hashinfo *hinfo = net->ipv4.tcp_death_row.hashinfo;
+		struct inet_listen_hashbucket *ilb2 = &hinfo->lhash2[kit->bucket];
+
+		if (hlist_nulls_empty(&ilb2->nulls_head))
+			return 0;
+		spin_lock(&ilb2->lock);
+		sk_nulls_for_each(sk, node, &ilb2->nulls_head)
+			if (net_eq(sock_net(sk), net))
+				netns_sock_add(kit, sk, &seen);
+		spin_unlock(&ilb2->lock);
+		break;
+	}
+	case NETNS_SOCK_TCP_EHASH: {
+		struct inet_hashinfo *hinfo = net->ipv4.tcp_death_row.hashinfo;
+		spinlock_t *lock = inet_ehash_lockp(hinfo, kit->bucket);
+
+		if (hlist_nulls_empty(&hinfo->ehash[kit->bucket].chain))
+			return 0;
+		spin_lock_bh(lock);
+		sk_nulls_for_each(sk, node, &hinfo->ehash[kit->bucket].chain)
+			if (net_eq(sock_net(sk), net))
+				netns_sock_add(kit, sk, &seen);
+		spin_unlock_bh(lock);
+		break;
+	}
+	case NETNS_SOCK_UDP: {
+		struct udp_hslot *hslot = &net->ipv4.udp_table->hash2[kit->bucket].hslot;
+
+		if (hlist_empty(&hslot->head))
+			return 0;
+		spin_lock_bh(&hslot->lock);
+		udp_portaddr_for_each_entry(sk, &hslot->head)
+			if (net_eq(sock_net(sk), net))
+				netns_sock_add(kit, sk, &seen);
+		spin_unlock_bh(&hslot->lock);
+		break;
+	}
+	case NETNS_SOCK_DONE:
+		break;
+	}
+	return seen;
+}
+
+static unsigned int netns_sock_buckets(const struct netns_sock_kit *kit)
+{
+	const struct net *net = kit->net;
+
+	switch (kit->phase) {
+	case NETNS_SOCK_TCP_LISTEN:
+		return net->ipv4.tcp_death_row.hashinfo->lhash2_mask + 1;
+	case NETNS_SOCK_TCP_EHASH:
+		return net->ipv4.tcp_death_row.hashinfo->ehash_mask + 1;
+	case NETNS_SOCK_UDP:
+		return net->ipv4.udp_table->mask + 1;
+	default:
+		return 0;
+	}
+}
+
+/* Refill the empty batch from the next non-empty bucket. */
+static bool netns_sock_refill(struct netns_sock_kit *kit)
+{
+	unsigned int seen;
+
+	while (kit->phase != NETNS_SOCK_DONE) {
+		if (kit->bucket >= netns_sock_buckets(kit)) {
+			kit->phase = kit->phase == NETNS_SOCK_TCP_LISTEN ?
+				     NETNS_SOCK_TCP_EHASH : NETNS_SOCK_DONE;
+			kit->bucket = 0;
+			continue;
+		}
+		cond_resched();
+		seen = netns_sock_fill_bucket(kit);
+		if (seen > kit->max) {
+			/* The bucket outgrew the batch: grow it and redo. */
+			netns_sock_put_batch(kit);
+			if (netns_sock_grow(kit, seen * 3 / 2)) {
+				kit->phase = NETNS_SOCK_DONE;
+				break;
+			}
+			continue;
+		}
+		kit->bucket++;
+		if (kit->end)
+			return true;
+	}
+	return false;
+}
+
+static void netns_sock_release_cur(struct netns_sock_kit *kit)
+{
+	struct sock *sk = kit->batch[kit->cur++];
+
+	if (kit->locked)
+		release_sock(sk);
+	kit->locked = false;
+	sock_gen_put(sk);
+}
+
+__bpf_kfunc_start_defs();
+
+/**
+ * bpf_iter_netns_sock_new() - start a walk over one namespace's sockets
+ * @it: iterator state
+ * @net: the namespace, for example the trusted ctx->net of iter.s/netns
+ * @protocol: IPPROTO_TCP or IPPROTO_UDP
+ * @flags: must be 0
+ *
+ * Return: 0, -EINVAL for an unknown protocol or flag, -ENOMEM.
+ */
+__bpf_kfunc int bpf_iter_netns_sock_new(struct bpf_iter_netns_sock *it,
+					struct net *net, int protocol,
+					unsigned int flags)
+{
+	struct netns_sock_kit *kit;
+
+	BUILD_BUG_ON(sizeof(struct bpf_iter_netns_sock) != sizeof(void *));
+	*(void **)it = NULL;
+	if (flags || (protocol != IPPROTO_TCP && protocol != IPPROTO_UDP))
+		return -EINVAL;
+	kit = kzalloc_obj(*kit, GFP_KERNEL);
+	if (!kit)
+		return -ENOMEM;
+	if (netns_sock_grow(kit, NETNS_SOCK_BATCH)) {
+		kfree(kit);
+		return -ENOMEM;
+	}
+	kit->net = get_net(net);
+	kit->phase = protocol == IPPROTO_TCP ? NETNS_SOCK_TCP_LISTEN :
+		     NETNS_SOCK_UDP;
+	*(void **)it = kit;
+	return 0;
+}
+
+/**
+ * bpf_iter_netns_sock_next() - the next socket, referenced and locked
+ * @it: iterator state
+ *
+ * Releases the socket the previous call returned.
+ *
+ * Return: a socket, held until the next call or destroy, or NULL.
+ */
+__bpf_kfunc struct sock_common *
+bpf_iter_netns_sock_next(struct bpf_iter_netns_sock *it)
+{
+	struct netns_sock_kit *kit = *(void **)it;
+	struct sock *sk;
+
+	if (!kit)
+		return NULL;
+	if (kit->cur < kit->end)
+		netns_sock_release_cur(kit);
+	for (;;) {
+		if (kit->cur == kit->end) {
+			kit->cur = 0;
+			kit->end = 0;
+			if (!netns_sock_refill(kit))
+				return NULL;
+		}
+		sk = kit->batch[kit->cur];
+		if (sk_fullsock(sk)) {
+			lock_sock(sk);
+			kit->locked = true;
+		}
+		if (!sk_unhashed(sk))
+			return (struct sock_common *)sk;
+		netns_sock_release_cur(kit);
+	}
+}
+
+/**
+ * bpf_iter_netns_sock_destroy() - end a walk, releasing what it holds
+ * @it: iterator state
+ */
+__bpf_kfunc void bpf_iter_netns_sock_destroy(struct bpf_iter_netns_sock *it)
+{
+	struct netns_sock_kit *kit = *(void **)it;
+
+	if (!kit)
+		return;
+	if (kit->cur < kit->end)
+		netns_sock_release_cur(kit);
+	netns_sock_put_batch(kit);
+	put_net(kit->net);
+	kvfree(kit->batch);
+	kfree(kit);
+}
+
+/**
+ * bpf_iter_netns_sock_abort() - destroy the socket the iterator holds
+ * @it__iter: an active iterator
+ *
+ * Like bpf_sock_destroy() from iter/tcp: the socket's protocol aborts it
+ * with ECONNABORTED under the lock the iterator holds.
+ *
+ * Return: 0, -ENOENT if the iterator holds no socket, -EOPNOTSUPP.
+ */
+__bpf_kfunc int bpf_iter_netns_sock_abort(struct bpf_iter_netns_sock *it__iter)
+{
+	struct netns_sock_kit *kit = *(void **)it__iter;
+	struct sock *sk;
+
+	if (!kit || kit->cur >= kit->end)
+		return -ENOENT;
+	sk = kit->batch[kit->cur];
+	if (!sk->sk_prot->diag_destroy)
+		return -EOPNOTSUPP;
+	return sk->sk_prot->diag_destroy(sk, ECONNABORTED);
+}
+
+__bpf_kfunc_end_defs();
+
+BTF_KFUNCS_START(netns_sock_kfunc_ids)
+BTF_ID_FLAGS(func, bpf_iter_netns_sock_new, KF_ITER_NEW | KF_SLEEPABLE)
+BTF_ID_FLAGS(func, bpf_iter_netns_sock_next,
+	     KF_ITER_NEXT | KF_RET_NULL | KF_SLEEPABLE)
+BTF_ID_FLAGS(func, bpf_iter_netns_sock_destroy, KF_ITER_DESTROY | KF_SLEEPABLE)
+BTF_ID_FLAGS(func, bpf_iter_netns_sock_abort, KF_SLEEPABLE)
+BTF_KFUNCS_END(netns_sock_kfunc_ids)
+
+/* Only iterator programs: they run from read(), with no socket locked. */
+static int netns_sock_kfunc_filter(const struct bpf_prog *prog, u32 kfunc_id)
+{
+	if (btf_id_set8_contains(&netns_sock_kfunc_ids, kfunc_id) &&
+	    prog->expected_attach_type != BPF_TRACE_ITER)
+		return -EACCES;
+	return 0;
+}
+
+static const struct btf_kfunc_id_set netns_sock_kfunc_set = {
+	.owner	= THIS_MODULE,
+	.set	= &netns_sock_kfunc_ids,
+	.filter	= netns_sock_kfunc_filter,
+};
+
+static int __init netns_sock_iter_init(void)
+{
+	return register_btf_kfunc_id_set(BPF_PROG_TYPE_TRACING,
+					 &netns_sock_kfunc_set);
+}
+late_initcall(netns_sock_iter_init);
