@@ -4,11 +4,15 @@
  *
  *   reap_tcp, reap_udp   iter/tcp and iter/udp: the setns, netns-arg and
  *                        global modes (the link decides which sockets come)
+ *   reap_chained         iter.s/netns: the chained mode, one link walking
+ *                        every namespace and, with bpf_iter_netns_sock_*,
+ *                        its sockets
  *
  * Every socket handed in is counted; one that matches the filter the tool
  * wrote into .rodata and the dsts map leaves a record in the recs map,
  * keyed by socket cookie, and with kill set is destroyed with
- * bpf_sock_destroy() under the lock the iterator holds.  Nothing is written
+ * bpf_sock_destroy(), or bpf_iter_netns_sock_abort() in the chained walk,
+ * under the lock the iterator holds.  Nothing is written
  * to the seq_file, so a read never stops on a full buffer and no socket is
  * shown twice.
  */
@@ -31,6 +35,7 @@ const volatile __u32 cfg_n_dst;
 const volatile __u32 cfg_n_src;
 const volatile __u16 cfg_dport;
 const volatile __u16 cfg_sport;
+const volatile __u32 cfg_protos = 3;		/* chained: 1 TCP, 2 UDP */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -56,6 +61,14 @@ struct {
 struct reap_counts counts;
 
 extern int bpf_sock_destroy(struct sock_common *sk) __ksym;
+/* The chained walk's kfuncs, absent from stock kernels. */
+extern int bpf_iter_netns_sock_new(struct bpf_iter_netns_sock *it,
+				   struct net *net, int protocol,
+				   unsigned int flags) __ksym __weak;
+extern struct sock_common *
+bpf_iter_netns_sock_next(struct bpf_iter_netns_sock *it) __ksym __weak;
+extern void bpf_iter_netns_sock_destroy(struct bpf_iter_netns_sock *it) __ksym __weak;
+extern int bpf_iter_netns_sock_abort(struct bpf_iter_netns_sock *it__iter) __ksym __weak;
 
 /* States a socket to a backend can be in: not listening, not closed. */
 #define REAP_CONNECTED_STATES						\
@@ -113,8 +126,13 @@ static __always_inline void addr_of(__u8 out[16], __u16 family, __be32 v4,
 	}
 }
 
-/* The whole decision for one socket, shared by every mode. */
-static __always_inline int reap_one(struct sock_common *skc, __u8 proto)
+/*
+ * The whole decision for one socket, shared by every mode.  @it is the
+ * chained walk's iterator, which holds @skc locked, or NULL in iter/tcp and
+ * iter/udp, which hold it themselves.
+ */
+static __always_inline int reap_one(struct sock_common *skc, __u8 proto,
+				    struct bpf_iter_netns_sock *it)
 {
 	struct reap_rec rec = {};
 	__u64 netns = skc->skc_net.net->net_cookie;
@@ -158,7 +176,8 @@ static __always_inline int reap_one(struct sock_common *skc, __u8 proto)
 	rec.state = state;
 	rec.order = counts.matched++;
 	if (cfg_kill) {
-		rec.err = bpf_sock_destroy(skc);
+		rec.err = it ? bpf_iter_netns_sock_abort(it) :
+			       bpf_sock_destroy(skc);
 		rec.action = rec.err ? REAP_ACT_FAILED : REAP_ACT_DESTROYED;
 		if (rec.err)
 			counts.failed++;
@@ -175,7 +194,7 @@ int reap_tcp(struct bpf_iter__tcp *ctx)
 {
 	struct sock_common *skc = ctx->sk_common;
 
-	return skc ? reap_one(skc, IPPROTO_TCP) : 0;
+	return skc ? reap_one(skc, IPPROTO_TCP, NULL) : 0;
 }
 
 SEC("iter/udp")
@@ -183,5 +202,32 @@ int reap_udp(struct bpf_iter__udp *ctx)
 {
 	struct udp_sock *udp = ctx->udp_sk;
 
-	return udp ? reap_one(&udp->inet.sk.__sk_common, IPPROTO_UDP) : 0;
+	return udp ? reap_one(&udp->inet.sk.__sk_common, IPPROTO_UDP, NULL) : 0;
+}
+
+static __always_inline void reap_netns(struct net *net, int proto)
+{
+	struct bpf_iter_netns_sock it;
+	struct sock_common *skc;
+
+	if (!bpf_iter_netns_sock_new(&it, net, proto, 0)) {
+		while ((skc = bpf_iter_netns_sock_next(&it)))
+			reap_one(skc, proto, &it);
+	}
+	bpf_iter_netns_sock_destroy(&it);
+}
+
+SEC("iter.s/netns")
+int reap_chained(struct bpf_iter__netns *ctx)
+{
+	struct net *net = ctx->net;
+
+	if (!net || (cfg_netns && net->net_cookie != cfg_netns))
+		return 0;
+	counts.netns++;
+	if (cfg_protos & 1)
+		reap_netns(net, IPPROTO_TCP);
+	if (cfg_protos & 2)
+		reap_netns(net, IPPROTO_UDP);
+	return 0;
 }

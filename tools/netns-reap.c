@@ -583,9 +583,8 @@ static const char *mode_missing(const struct features *f, enum mode m)
 	case MODE_CHAINED:
 		if (!f->iter_netns)
 			return "kernel feature: no iter/netns target (netns-iter patch \"bpf: Add netns iterator\")";
-		if (!f->chained)
-			return "kernel feature: no bpf_iter_netns_sock_* kfuncs (netns-iter open-coded socket iterator patch)";
-		return "not in this netns-reap yet: it drives the setns, netns-arg and global walks";
+		return f->chained ? NULL :
+		       "kernel feature: no bpf_iter_netns_sock_* kfuncs (netns-iter open-coded socket iterator patch)";
 	default:
 		return NULL;
 	}
@@ -748,6 +747,25 @@ static int walk_netns_arg(struct walk *w)
 		else if (!err)
 			w->netns_walked++;
 	}
+	return err;
+}
+
+static int walk_chained(struct walk *w)
+{
+	struct bpf_link *link;
+	int err;
+
+	link = bpf_program__attach_iter(w->skel->progs.reap_chained, NULL);
+	if (!link) {
+		err = -errno;
+		p_err("cannot attach the iter/netns program: %s", strerror(-err));
+		return err;
+	}
+	err = drain_iter(link);
+	bpf_link__destroy(link);
+	if (err)
+		p_err("reading the iter/netns walk: %s", strerror(-err));
+	w->netns_walked = w->skel->bss->counts.netns;
 	return err;
 }
 
@@ -945,7 +963,11 @@ static int cmd_sockets(bool kill)
 	w.skel->rodata->cfg_n_src = o.n_src;
 	w.skel->rodata->cfg_dport = o.dport;
 	w.skel->rodata->cfg_sport = o.sport;
+	w.skel->rodata->cfg_protos = o.protos;
 	bpf_map__set_max_entries(w.skel->maps.recs, o.max_socks);
+	bpf_program__set_autoload(w.skel->progs.reap_chained, m == MODE_CHAINED);
+	bpf_program__set_autoload(w.skel->progs.reap_tcp, m != MODE_CHAINED);
+	bpf_program__set_autoload(w.skel->progs.reap_udp, m != MODE_CHAINED);
 	err = reap_bpf__load(w.skel);
 	if (err) {
 		p_err("cannot load the BPF programs: %s%s", strerror(-err),
@@ -963,6 +985,8 @@ static int cmd_sockets(bool kill)
 		err = walk_setns(&w);
 	else if (m == MODE_NETNS_ARG)
 		err = walk_netns_arg(&w);
+	else if (m == MODE_CHAINED)
+		err = walk_chained(&w);
 	else
 		err = walk_global(&w);
 	if (w.progress && now() - w.start > 1.0)
