@@ -120,7 +120,13 @@ $(BIN)/netns-reap: $(TOP)/tools/netns-reap.c $(wildcard $(TOP)/tools/*.h) $(TOP)
 	@echo "  CC      $(notdir $@)"
 	@$(CC) $(USER_CFLAGS) -DNETNS_REAP_VERSION='"$(VERSION)"' $< -o $@ $(USER_LDLIBS)
 
-progs: $(BPF_OBJS) $(BPF_SKELS) $(if $(wildcard $(TOP)/tools/netns-reap.c),$(BIN)/netns-reap)
+# Test helper, built like netns-reap.
+$(BIN)/iterlink: $(TOP)/tests/iterlink.c $(TOP)/bpf/reap.h $(OBJ)/reap.skel.h $(LIBBPF_A)
+	@mkdir -p $(BIN)
+	@echo "  CC      $(notdir $@)"
+	@$(CC) $(USER_CFLAGS) $< -o $@ $(USER_LDLIBS)
+
+progs: $(BPF_OBJS) $(BPF_SKELS) $(BIN)/netns-reap $(BIN)/iterlink
 
 # Environment the tests and the guest see.
 export NETNS_ITER_TOP := $(TOP)

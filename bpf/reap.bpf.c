@@ -77,13 +77,18 @@ extern int bpf_iter_netns_sock_abort(struct bpf_iter_netns_sock *it__iter) __ksy
 	 (1U << TCP_FIN_WAIT2) | (1U << TCP_CLOSE_WAIT) |		\
 	 (1U << TCP_LAST_ACK) | (1U << TCP_CLOSING))
 
+/*
+ * Loops use the bpf_for() numeric iterator: inside the chained walk's
+ * iterator loop the verifier widens scalars, and a plain bounded loop there
+ * no longer looks bounded to it.
+ */
 static __always_inline bool prefix_match(const __u8 *a, const __u8 *p,
 					 __u32 plen)
 {
-	__u32 i;
+	int i;
 
-	for (i = 0; i < 16; i++) {
-		__u32 bits = plen > i * 8 ? plen - i * 8 : 0;
+	bpf_for(i, 0, 16) {
+		__u32 bits = plen > (__u32)i * 8 ? plen - i * 8 : 0;
 		__u8 mask;
 
 		if (!bits)
@@ -99,10 +104,11 @@ static __always_inline bool prefix_match(const __u8 *a, const __u8 *p,
 static __always_inline bool addr_match(void *map, __u32 n, const __u8 *addr,
 				       __u16 port)
 {
-	__u32 i;
+	int i;
 
-	for (i = 0; i < REAP_MAX_DST && i < n; i++) {
-		struct reap_addr_filter *f = bpf_map_lookup_elem(map, &i);
+	bpf_for(i, 0, n < REAP_MAX_DST ? n : REAP_MAX_DST) {
+		__u32 key = i;
+		struct reap_addr_filter *f = bpf_map_lookup_elem(map, &key);
 
 		if (!f)
 			break;

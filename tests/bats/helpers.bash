@@ -29,3 +29,57 @@ visible_netns_inodes() {
 		for f in /run/netns/*; do [ -e "$f" ] && stat -L -c %i "$f"; done
 	} | sort -un
 }
+
+REAP=$BUILD/bin/netns-reap
+ITERLINK=$BUILD/bin/iterlink
+
+# make_netns PREFIX FIRST LAST [CHILD_ENTRIES]: named namespaces with
+# shared tables, or with tables of their own when CHILD_ENTRIES is given.
+make_netns() {
+	local prefix=$1 first=$2 last=$3 child=${4:-0} i
+	sysctl -qw net.ipv4.tcp_child_ehash_entries="$child" \
+		net.ipv4.udp_child_hash_entries="$child"
+	for i in $(seq "$first" "$last"); do
+		ip netns add "$prefix-$i"
+	done
+	sysctl -qw net.ipv4.tcp_child_ehash_entries=0 \
+		net.ipv4.udp_child_hash_entries=0
+}
+
+# world_start DIR NETNS...: sockworld.py holds sockets in those namespaces.
+world_start() {
+	local dir=$1
+	shift
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	python3 "$TOP/tests/bats/sockworld.py" "$dir" "$@" 3>&- &
+	echo $! > "$dir/pid"
+	for _ in $(seq 1 600); do
+		[ -e "$dir/ready" ] && return 0
+		kill -0 "$(cat "$dir/pid")" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "sockworld did not come up" >&2
+	return 1
+}
+
+# world_check DIR: have the holder probe its sockets; DIR/status has them.
+world_check() {
+	local dir=$1
+	rm -f "$dir/checked"
+	kill -USR1 "$(cat "$dir/pid")"
+	for _ in $(seq 1 300); do
+		[ -e "$dir/checked" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+world_stop() {
+	local dir=$1 pid
+	[ -f "$dir/pid" ] || return 0
+	pid=$(cat "$dir/pid")
+	kill "$pid" 2>/dev/null
+	while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+	rm -f "$dir/pid"
+}

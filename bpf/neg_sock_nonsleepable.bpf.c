@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Must be rejected: the socket walk locks sockets, so it needs iter.s. */
+#include "netns_sock.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+SEC("iter/netns")
+int walk_nonsleepable(struct bpf_iter__netns *ctx)
+{
+	struct bpf_iter_netns_sock it;
+	struct net *net = ctx->net;
+
+	if (!net)
+		return 0;
+	bpf_iter_netns_sock_new(&it, net, IPPROTO_TCP, 0);
+	bpf_iter_netns_sock_next(&it);
+	bpf_iter_netns_sock_destroy(&it);
+	return 0;
+}

@@ -1,0 +1,231 @@
+#!/usr/bin/env bats
+# Socket iteration parameterised by network namespace: the netns argument,
+# the whole-host walk and the chained walk, against the setns() baseline.
+# 32 namespaces, 16 with shared tables and 16 with tables of their own.
+
+load helpers
+
+MODES="chained global netns-arg setns"
+
+setup_file() {
+	make_netns nsk 1 16
+	make_netns nsk 17 32 256
+	NS_LIST=$(seq -f 'nsk-%g' 1 32 | tr '\n' ' ')
+	export NS_LIST
+	world_start "$BATS_FILE_TMPDIR/w" $NS_LIST
+}
+
+teardown_file() {
+	local i
+	world_stop "$BATS_FILE_TMPDIR/w"
+	for i in $(seq 1 32); do ip netns del "nsk-$i" 2>/dev/null; done
+	for i in $(ip netns list | sed -n 's/^\(churn-[0-9]*\).*/\1/p'); do
+		ip netns del "$i"
+	done
+	return 0
+}
+
+# ss_cookies: "NETNS COOKIE" for every TCP and UDP socket ss reports.
+ss_cookies() {
+	local ns
+	for ns in $NS_LIST; do
+		ip netns exec "$ns" ss -tuanHe |
+			sed -n "s/.* sk:\([0-9a-f]*\).*/\1/p" |
+			while read -r c; do echo "/run/netns/$ns $((16#$c))"; done
+	done | sort
+}
+
+# mode_cookies MODE: the same pairs, from netns-reap in MODE.
+mode_cookies() {
+	"$REAP" -j --mode "$1" --udp-unconnected list state all |
+		jq -r '.sockets[] | select(.netns_name != null) |
+			select(.netns_name | test("/run/netns/nsk-")) |
+			"\(.netns_name) \(.sock_cookie)"' | sort
+}
+
+@test "child tables are in place for half the namespaces" {
+	run ip netns exec nsk-20 sysctl -n net.ipv4.tcp_ehash_entries
+	assert_output "256"
+	run ip netns exec nsk-3 sysctl -n net.ipv4.tcp_ehash_entries
+	refute_output "256"
+}
+
+@test "every mode sees exactly the sockets ss sees, each once" {
+	local want m got
+	want=$(ss_cookies)
+	[ "$(wc -l <<< "$want")" -ge $((32 * 10)) ] || fail "world too small: $want"
+	for m in $MODES; do
+		got=$(mode_cookies "$m")
+		[ -z "$(uniq -d <<< "$got")" ] || fail "$m: sockets seen twice: $(uniq -d <<< "$got" | head)"
+		[ "$got" = "$want" ] ||
+			fail "$m differs from ss: $(diff <(echo "$want") <(echo "$got") | grep '^[<>]' | head -n 8 | tr '\n' ';')"
+	done
+}
+
+@test "the walks cover listening, established, TIME_WAIT and UDP sockets, v4 and v6" {
+	run "$REAP" -j --mode chained --udp-unconnected list state all netns /run/netns/nsk-20
+	assert_success
+	for want in '"tcp" "listening"' '"tcp" "established"' '"tcp" "time-wait"' \
+		    '"udp" "established"' '"udp" "close"'; do
+		jq -r '.sockets[] | "\"\(.proto)\" \"\(.state)\""' <<< "$output" |
+			grep -qxF "$want" || fail "no $want socket in nsk-20"
+	done
+	jq -r '.sockets[].family' <<< "$output" | sort -u | tr '\n' ' ' | grep -q "inet inet6"
+}
+
+# reap_and_check MODE: kill backend X through MODE in a fresh world, then
+# every X socket fails with ECONNABORTED and every other socket is alive.
+reap_and_check() {
+	local m=$1 dir=$BATS_TEST_TMPDIR/w bad
+	world_stop "$BATS_FILE_TMPDIR/w"
+	world_start "$dir" $NS_LIST
+	run "$REAP" -j --mode "$m" kill dst 127.0.0.1:8080 dst 127.0.0.1:5353
+	world_check "$dir"
+	world_stop "$dir"
+	assert_success
+	[ "$(jq -r .mode <<< "$output")" = "$m" ] || fail "ran $(jq -r .mode <<< "$output")"
+	[ "$(jq .summary.destroyed <<< "$output")" -ge $((32 * 4)) ] ||
+		fail "destroyed only $(jq .summary.destroyed <<< "$output")"
+	bad=$(grep -E ' (tcp|udp)-x-[a-z0-9]+ ' "$dir/status" | grep -v ' ECONNABORTED$' || true)
+	[ -z "$bad" ] || fail "$m left X sockets alive: $(head -n 4 <<< "$bad")"
+	bad=$(grep -vE ' (tcp|udp)-x-[a-z0-9]+ ' "$dir/status" | grep -v ' alive$' || true)
+	[ -z "$bad" ] || fail "$m hurt other sockets: $(head -n 4 <<< "$bad")"
+	[ "$(grep -c ' ECONNABORTED$' "$dir/status")" -eq $((32 * 4)) ]
+}
+
+@test "destroy through the chained walk: X fails with ECONNABORTED, the rest lives" {
+	reap_and_check chained
+}
+
+@test "destroy through the whole-host walk" {
+	reap_and_check global
+}
+
+@test "destroy through the netns argument" {
+	reap_and_check netns-arg
+}
+
+@test "destroy through setns() and iter/tcp as in 7.3" {
+	reap_and_check setns
+}
+
+@test "netns argument by fd and by cookie: the link reports it" {
+	local cookie
+	cookie=$("$REAP" -j netns | jq -r '.netns[] | select(.names[0] == "/run/netns/nsk-5") | .cookie')
+	run "$ITERLINK" tcp --fd /run/netns/nsk-5
+	assert_success
+	assert_line "link netns_cookie=$cookie flags=0"
+	assert_line "fdinfo netns_cookie:	$cookie"
+	run "$ITERLINK" udp --cookie "$cookie"
+	assert_success
+	assert_line "link netns_cookie=$cookie flags=0"
+	run "$ITERLINK" tcp --all
+	assert_success
+	assert_line "link netns_cookie=0 flags=1"
+	assert_line "fdinfo netns:	all"
+}
+
+@test "both fd and cookie, unknown flags, all with a netns: EINVAL" {
+	run "$ITERLINK" tcp --fd /run/netns/nsk-5 --cookie 1
+	assert_output "error attach EINVAL"
+	run "$ITERLINK" tcp --flags 2
+	assert_output "error attach EINVAL"
+	run "$ITERLINK" udp --all --cookie 1
+	assert_output "error attach EINVAL"
+	run "$ITERLINK" tcp --fd /proc/self/ns/user
+	assert_output "error attach EINVAL"
+}
+
+@test "a stale cookie, and a namespace that died under a link: ENOENT" {
+	local cookie
+	ip netns add nsk-gone
+	cookie=$("$REAP" -j netns | jq -r '.netns[] | select(.names[0] == "/run/netns/nsk-gone") | .cookie')
+	ip netns del nsk-gone
+	for _ in $(seq 1 50); do
+		run "$ITERLINK" tcp --cookie "$cookie"
+		[ "$output" = "error attach ENOENT" ] && break
+		sleep 0.1
+	done
+	assert_output "error attach ENOENT"
+}
+
+@test "a user-namespace root may not name a namespace it cannot setns() into" {
+	run unshare -Ur "$ITERLINK" tcp --fd /run/netns/nsk-5
+	assert_failure
+	assert_output --regexp "^error (load|attach) EPERM$"
+}
+
+@test "naming a namespace needs CAP_SYS_ADMIN over it, as setns() does" {
+	run setpriv --bounding-set=-sys_admin "$ITERLINK" tcp --fd /run/netns/nsk-5
+	assert_output "error attach EPERM"
+	run setpriv --bounding-set=-sys_admin "$ITERLINK" tcp
+	assert_success
+}
+
+@test "the whole-host walk needs CAP_NET_ADMIN or CAP_SYS_ADMIN" {
+	run setpriv --bounding-set=-net_admin,-sys_admin "$ITERLINK" tcp --all
+	assert_output "error attach EPERM"
+	run setpriv --bounding-set=-net_admin,-sys_admin "$ITERLINK" tcp
+	assert_success
+}
+
+@test "iter/tcp without the argument still walks only the opener's netns" {
+	run ip netns exec nsk-7 "$ITERLINK" tcp
+	assert_success
+	want=$(ip netns exec nsk-7 ss -tanH | wc -l)
+	assert_line "read ok sockets=$want"
+}
+
+@test "verifier: the socket walk needs a sleepable program" {
+	run "$BPFTOOL" prog load "$OBJ/neg_sock_nonsleepable.bpf.o" "$PIN-neg1"
+	assert_failure
+	assert_output --partial "sleepable"
+}
+
+@test "verifier: a leaked socket iterator is rejected" {
+	run "$BPFTOOL" prog load "$OBJ/neg_sock_leak.bpf.o" "$PIN-neg2"
+	assert_failure
+	assert_output --partial "Unreleased reference"
+}
+
+@test "verifier: bpf_sock_destroy() outside iter/tcp and iter/udp is rejected" {
+	run "$BPFTOOL" prog load "$OBJ/neg_sock_destroy.bpf.o" "$PIN-neg3"
+	assert_failure
+	assert_output --partial "bpf_sock_destroy"
+}
+
+@test "verifier: aborting through a destroyed iterator is rejected" {
+	run "$BPFTOOL" prog load "$OBJ/neg_sock_abort_after.bpf.o" "$PIN-neg4"
+	assert_failure
+	assert_output --partial "initialized iter_netns_sock"
+}
+
+@test "churn: the chained walk destroys while namespaces and sockets come and go" {
+	local churn end n=0
+	(
+		i=0
+		while :; do
+			i=$((i + 1))
+			ip netns add "churn-$i" || continue
+			ip -n "churn-$i" link set lo up || true
+			ip netns exec "churn-$i" socat TCP-LISTEN:8080,bind=127.0.0.1,reuseaddr,fork SYSTEM:'sleep 2' &
+			sleep 0.2
+			ip netns exec "churn-$i" socat -u TCP:127.0.0.1:8080 SYSTEM:'sleep 1' &
+			ip netns exec "churn-$i" socat -u UDP:127.0.0.1:5353 SYSTEM:'sleep 1' &
+			sleep 0.3
+			ip netns del "churn-$((i - 1))" 2>/dev/null || true
+		done
+	) 3>&- &
+	churn=$!
+	end=$((SECONDS + 12))
+	while [ $SECONDS -lt $end ]; do
+		"$REAP" --mode chained kill dst 127.0.0.1:8080 dst 127.0.0.1:5353 >/dev/null ||
+			{ kill $churn; fail "chained kill failed during churn"; }
+		n=$((n + 1))
+	done
+	kill $churn
+	wait $churn 2>/dev/null || true
+	pkill -f 'socat .*127.0.0.1:(8080|5353)' || true
+	echo "# $n chained kills under churn" >&3
+	[ "$n" -ge 3 ]
+}
