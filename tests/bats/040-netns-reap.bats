@@ -1,0 +1,140 @@
+#!/usr/bin/env bats
+# netns-reap against the patched kernel: modes, filters, dry runs, names,
+# privilege errors.  The command-line checks that need no kernel are in
+# tests/host/020-netns-reap-cli.bats.
+
+load helpers
+
+setup_file() {
+	make_netns nsr 1 2
+	make_netns nsr 3 4 128
+	NS_LIST="nsr-1 nsr-2 nsr-3 nsr-4"
+	export NS_LIST
+	world_start "$BATS_FILE_TMPDIR/w" $NS_LIST
+}
+
+teardown_file() {
+	local i
+	world_stop "$BATS_FILE_TMPDIR/w"
+	for i in 1 2 3 4; do ip netns del "nsr-$i" 2>/dev/null; done
+	umount /tmp/nsr-dir/pod 2>/dev/null
+	rm -rf /tmp/nsr-dir
+	return 0
+}
+
+# roles MODE FILTER...: "NETNS-NAME PROTO REMOTE" of the matching sockets.
+matches() {
+	"$REAP" -j "$@" | jq -r '.sockets[] | select(.netns_name != null) |
+		select(.netns_name | test("nsr-")) | "\(.proto) \(.remote)"' | sort
+}
+
+@test "probe: every mode is there, auto picks chained" {
+	run "$REAP" -j probe
+	assert_success
+	for m in chained global netns-arg setns; do
+		[ "$(jq -r ".modes[\"$m\"].supported" <<< "$output")" = true ] || fail "$m: $output"
+	done
+	[ "$(jq -r .auto <<< "$output")" = chained ]
+	run "$REAP" probe
+	assert_line "auto picks: chained"
+}
+
+@test "auto runs the chained walk and says so" {
+	run "$REAP" -j list
+	assert_success
+	[ "$(jq -r .mode <<< "$output")" = chained ]
+	run "$REAP" list
+	assert_line --regexp '^mode chained: [0-9]+ namespaces walked'
+}
+
+@test "dst ADDR:PORT, repeated dst ORed, IPv4 matches IPv4-mapped sockets" {
+	local m
+	for m in chained global netns-arg setns; do
+		run matches --mode "$m" list dst 127.0.0.1:8080
+		[ "$(grep -c '^tcp 127.0.0.1:8080$' <<< "$output")" -eq 8 ] ||
+			fail "$m: dst 127.0.0.1:8080 gave: $output"
+		run matches --mode "$m" list dst 127.0.0.1:8080 dst '[::1]:8081'
+		[ "$(wc -l <<< "$output")" -eq 12 ] || fail "$m: two dsts gave: $output"
+	done
+}
+
+@test "prefixes, ports, proto, state and netns filters combine with AND" {
+	local cookie
+	run matches list dst 127.0.0.0/8
+	# Clients of X and of the other backend, their peers, and UDP to X.
+	[ "$(wc -l <<< "$output")" -eq 32 ] || fail "127/8: $output"
+	run matches list dport 8082
+	assert_output "$(printf 'tcp 127.0.0.2:8082\n%.0s' 1 2 3 4 | sed '/^$/d')"
+	run matches list proto udp dst 127.0.0.1
+	[ "$(wc -l <<< "$output")" -eq 8 ] || fail "udp to 127.0.0.1: $output"
+	run matches list dst '[::1]/128' proto tcp
+	# Clients of Y and their peers.
+	[ "$(wc -l <<< "$output")" -eq 8 ] || fail "[::1]: $output"
+	run matches list state listening
+	[ "$(wc -l <<< "$output")" -eq 12 ] || fail "listening: $output"
+	run matches list state time-wait dport 8080
+	[ "$(wc -l <<< "$output")" -ge 4 ] || fail "time-wait: $output"
+	run matches list netns /run/netns/nsr-3 dport 8080
+	[ "$(wc -l <<< "$output")" -eq 2 ] || fail "netns path: $output"
+	cookie=$("$REAP" -j netns | jq -r '.netns[] | select(.names[0] == "/run/netns/nsr-2") | .cookie')
+	run matches --mode global list netns "$cookie" dport 8080
+	[ "$(wc -l <<< "$output")" -eq 2 ] || fail "netns cookie: $output"
+}
+
+@test "UDP: unconnected sockets match only with --udp-unconnected" {
+	run matches list proto udp sport 6000
+	assert_output ""
+	run matches --udp-unconnected list proto udp sport 6000 state all
+	[ "$(wc -l <<< "$output")" -eq 4 ] || fail "$output"
+}
+
+@test "kill --dry-run shows exactly what kill destroys" {
+	local dir=$BATS_TEST_TMPDIR/w dry killed
+	world_stop "$BATS_FILE_TMPDIR/w"
+	world_start "$dir" $NS_LIST
+	dry=$("$REAP" -j kill --dry-run dst 127.0.0.1:5353 dst '[::1]:8081' |
+		jq -r '.sockets[] | select(.action == "would-destroy") | .sock_cookie' | sort)
+	killed=$("$REAP" -j kill dst 127.0.0.1:5353 dst '[::1]:8081' |
+		jq -r '.sockets[] | select(.action == "destroyed") | .sock_cookie' | sort)
+	world_check "$dir"
+	world_stop "$dir"
+	[ -n "$dry" ] || fail "dry run matched nothing"
+	assert_equal "$killed" "$dry"
+	[ "$(grep -c ' ECONNABORTED$' "$dir/status")" -eq $((4 * 3)) ] ||
+		fail "$(cat "$dir/status")"
+}
+
+@test "netns: cookie, inode, names from /run/netns and --netns-dir, socket counts" {
+	local line
+	mkdir -p /tmp/nsr-dir
+	touch /tmp/nsr-dir/pod
+	mount --bind /run/netns/nsr-4 /tmp/nsr-dir/pod
+	run "$REAP" -j --netns-dir /tmp/nsr-dir netns
+	assert_success
+	line=$(jq -c '.netns[] | select(.inode == '"$(stat -L -c %i /run/netns/nsr-4)"')' <<< "$output")
+	[ "$(jq -r '.names | sort | join(" ")' <<< "$line")" = "/run/netns/nsr-4 /tmp/nsr-dir/pod" ] ||
+		fail "names: $line"
+	[ "$(jq .tcp <<< "$line")" -eq \
+	  "$(ip netns exec nsr-4 sh -c 'ss -tanH | grep -vc TIME-WAIT')" ] ||
+		fail "tcp count: $line vs $(ip netns exec nsr-4 ss -tanH)"
+	run "$REAP" netns
+	assert_line --regexp "^[0-9]+ +$(stat -L -c %i /proc/self/ns/net) +"
+}
+
+@test "missing capability: a clear error, exit 1, nothing done" {
+	run setpriv --bounding-set=-bpf,-sys_admin,-perfmon,-net_admin "$REAP" list
+	assert_equal "$status" 1
+	assert_output --partial "missing capability"
+	run setpriv --bounding-set=-bpf,-sys_admin,-perfmon,-net_admin "$REAP" -j kill dst 127.0.0.1:8080
+	assert_equal "$status" 1
+	jq -e '.error | test("capability")' <<< "$output"
+}
+
+@test "setns mode: every setns() into a namespace is paired with one back" {
+	run strace -f -e trace=setns -o "$BATS_TEST_TMPDIR/trace" "$REAP" --mode setns list
+	assert_success
+	# Every setns() into a pod is followed by one back, and the last one
+	# returns to where the tool started.
+	[ "$(grep -c 'setns(' "$BATS_TEST_TMPDIR/trace")" -ge 8 ]
+	[ $(( $(grep -c 'setns(' "$BATS_TEST_TMPDIR/trace") % 2 )) -eq 0 ]
+}
