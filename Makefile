@@ -3,6 +3,7 @@
 #
 #   make demo      boot the guest and run the built-in scenario
 #   make check     host tests, then the bats suite inside the guest
+#   make bench     the benchmark matrix: results/, docs/BENCHMARKS.md
 #   make kernel    only (re)build the patched kernel
 #   make help      everything else
 #
@@ -55,7 +56,7 @@ USER_LDLIBS := $(LIBBPF_A) -lelf -lz
 
 VERSION := $(shell git -C $(TOP) describe --always --dirty 2>/dev/null || echo unknown)
 
-.PHONY: all help deps tree config kernel tools progs demo check clean distclean
+.PHONY: all help deps tree config kernel tools progs demo check bench bench-smoke clean distclean
 
 # Each stage is a make of its own, so that later stages see what the earlier
 # ones produced; kbuild, libbpf and bpftool rebuild only what changed.
@@ -126,7 +127,12 @@ $(BIN)/iterlink: $(TOP)/tests/iterlink.c $(TOP)/bpf/reap.h $(OBJ)/reap.skel.h $(
 	@echo "  CC      $(notdir $@)"
 	@$(CC) $(USER_CFLAGS) $< -o $@ $(USER_LDLIBS)
 
-progs: $(BPF_OBJS) $(BPF_SKELS) $(BIN)/netns-reap $(BIN)/iterlink
+$(BIN)/netns-bench: $(TOP)/bench/netns-bench.c $(TOP)/bpf/reap.h $(OBJ)/reap.skel.h $(LIBBPF_A)
+	@mkdir -p $(BIN)
+	@echo "  CC      $(notdir $@)"
+	@$(CC) $(USER_CFLAGS) $< -o $@ $(USER_LDLIBS)
+
+progs: $(BPF_OBJS) $(BPF_SKELS) $(BIN)/netns-reap $(BIN)/iterlink $(BIN)/netns-bench
 
 # Environment the tests and the guest see.
 export NETNS_ITER_TOP := $(TOP)
@@ -139,6 +145,18 @@ demo: all
 
 check: all
 	@$(TOP)/tests/run-all
+
+# The full matrix in the guest, then CSV, plots and docs/BENCHMARKS.md.
+RESULTS ?= $(TOP)/results
+bench: all
+	@rm -rf $(RESULTS) && mkdir -p $(RESULTS)
+	$(TOP)/tests/vm/run -m 6G -- sh -c '$(BIN)/netns-bench --out $(RESULTS) && \
+		{ uname -r; nproc; grep MemTotal /proc/meminfo; \
+		  sysctl net.ipv4.tcp_ehash_entries net.ipv4.udp_hash_entries; } > $(RESULTS)/guest.txt'
+	$(TOP)/bench/report.sh $(RESULTS) $(TOP)/docs
+
+bench-smoke: all
+	$(TOP)/tests/vm/run -- $(BIN)/netns-bench --smoke --out /tmp/bench-smoke
 
 clean:
 	rm -rf $(OBJ) $(BIN) $(TOOLS)

@@ -364,7 +364,8 @@ static bool netns_sock_refill(struct netns_sock_kit *kit)
 			kit->bucket = 0;
 			continue;
 		}
-		cond_resched();
+		if (!(kit->bucket % 256))
+			cond_resched();
 		seen = netns_sock_fill_bucket(kit);
 		if (seen > kit->max) {
 			/* The bucket outgrew the batch: grow it and redo. */

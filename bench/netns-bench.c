@@ -1,0 +1,555 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * netns-bench: whole-host versus per-netns socket walks, side by side.
+ *
+ *   netns-bench [--smoke] [--reps N] [--cap SOCKETS] [--out DIR]
+ *
+ * For each point (tables shared|child, M namespaces, S sockets each) it
+ * builds the world once, outside the timed region: M namespaces, each with
+ * 10 TCP backends on 127.0.0.1:9000-9009 and S/2 client connections spread
+ * over them (S sockets with the accepted peers).  Then it times, on that
+ * same world, each design:
+ *   setns      per netns: setns(), BPF_ITER_CREATE on an iter/tcp link,
+ *              read to the end, setns() back
+ *   netns-arg  per netns: an iter/tcp link with the netns argument, read
+ *   chained    one iter.s/netns link walking each netns's sockets
+ *   global     one whole-host iter/tcp link; the program filters
+ *   sock_diag  per netns: setns(), a SOCK_DIAG dump (what ss does), and
+ *              SOCK_DESTROY per matching socket for the reap workloads
+ * and each workload: walk (visit and count every socket), reap1 (destroy
+ * the clients of one backend) and reap10 (of all ten backends, in one
+ * pass).  Destroyed sockets are rebuilt between repetitions, untimed.
+ *
+ * One CSV row per (point, design, workload) goes to DIR/results.csv with
+ * the median and spread of wall and system CPU time, the ratios to the
+ * global and chained designs, sockets handed to the program, and the
+ * syscalls the driver made.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/bpf.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "reap.h"
+#include "reap.skel.h"
+
+#define NBACKENDS	10
+#define BASE_PORT	9000
+#define MAX_REPS	15
+
+enum design { D_SETNS, D_NETNS_ARG, D_CHAINED, D_GLOBAL, D_DIAG, N_DESIGNS };
+static const char *const design_names[] = {
+	"setns", "netns-arg", "chained", "global", "sock_diag",
+};
+enum workload { W_WALK, W_REAP1, W_REAP10, N_WORKLOADS };
+static const char *const workload_names[] = { "walk", "reap1", "reap10" };
+
+struct pod {
+	int nsfd;
+	__u64 cookie;
+	int lfd[NBACKENDS];
+	int nconn;
+	int *cfd, *pfd;		/* client and accepted peer of each connection */
+};
+
+static struct pod *pods;
+static int npods;
+static int self_ns = -1;
+static unsigned long syscalls;
+
+static void die(const char *what)
+{
+	fprintf(stderr, "netns-bench: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static double sys_ms(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_stime.tv_sec * 1e3 + ru.ru_stime.tv_usec / 1e3;
+}
+
+static void enter(int fd)
+{
+	syscalls++;
+	if (setns(fd, CLONE_NEWNET))
+		die("setns");
+}
+
+static void write_sysctl(const char *path, int v)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f || fprintf(f, "%d\n", v) < 0 || fclose(f))
+		die(path);
+}
+
+static void lo_up(void)
+{
+	struct ifreq ifr = {};
+	int s = socket(AF_INET, SOCK_DGRAM, 0);
+
+	strcpy(ifr.ifr_name, "lo");
+	if (s < 0 || ioctl(s, SIOCGIFFLAGS, &ifr))
+		die("lo");
+	ifr.ifr_flags |= IFF_UP;
+	if (ioctl(s, SIOCSIFFLAGS, &ifr))
+		die("lo up");
+	close(s);
+}
+
+static void connect_one(struct pod *p, int i)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	int c;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	a.sin_port = htons(BASE_PORT + i % NBACKENDS);
+	c = socket(AF_INET, SOCK_STREAM, 0);
+	if (c < 0 || connect(c, (void *)&a, sizeof(a)))
+		die("connect");
+	p->cfd[i] = c;
+	p->pfd[i] = accept(p->lfd[i % NBACKENDS], NULL, NULL);
+	if (p->pfd[i] < 0)
+		die("accept");
+}
+
+static void build_world(int m, int s, bool child)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t len = sizeof(__u64);
+	int i, j, one = 1, t;
+
+	write_sysctl("/proc/sys/net/ipv4/tcp_child_ehash_entries", child ? 1024 : 0);
+	pods = calloc(m, sizeof(*pods));
+	npods = m;
+	for (i = 0; i < m; i++) {
+		struct pod *p = &pods[i];
+
+		if (unshare(CLONE_NEWNET))
+			die("unshare");
+		p->nsfd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+		lo_up();
+		for (j = 0; j < NBACKENDS; j++) {
+			p->lfd[j] = socket(AF_INET, SOCK_STREAM, 0);
+			setsockopt(p->lfd[j], SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+			a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+			a.sin_port = htons(BASE_PORT + j);
+			if (bind(p->lfd[j], (void *)&a, sizeof(a)) || listen(p->lfd[j], 4096))
+				die("listen");
+		}
+		t = socket(AF_INET, SOCK_DGRAM, 0);
+		getsockopt(t, SOL_SOCKET, SO_NETNS_COOKIE, &p->cookie, &len);
+		close(t);
+		p->nconn = s / 2;
+		p->cfd = calloc(p->nconn, sizeof(int));
+		p->pfd = calloc(p->nconn, sizeof(int));
+		for (j = 0; j < p->nconn; j++)
+			connect_one(p, j);
+		if (setns(self_ns, CLONE_NEWNET))
+			die("setns back");
+	}
+	write_sysctl("/proc/sys/net/ipv4/tcp_child_ehash_entries", 0);
+}
+
+static void free_world(void)
+{
+	int i, j;
+
+	for (i = 0; i < npods; i++) {
+		for (j = 0; j < pods[i].nconn; j++) {
+			close(pods[i].cfd[j]);
+			close(pods[i].pfd[j]);
+		}
+		for (j = 0; j < NBACKENDS; j++)
+			close(pods[i].lfd[j]);
+		close(pods[i].nsfd);
+		free(pods[i].cfd);
+		free(pods[i].pfd);
+	}
+	free(pods);
+	pods = NULL;
+}
+
+/* Reconnect every client a reap destroyed, untimed. */
+static void rebuild(void)
+{
+	int i, j;
+	char c;
+
+	for (i = 0; i < npods; i++) {
+		bool entered = false;
+
+		for (j = 0; j < pods[i].nconn; j++) {
+			if (recv(pods[i].cfd[j], &c, 1, MSG_DONTWAIT) < 0 &&
+			    errno == EAGAIN)
+				continue;
+			if (!entered) {
+				if (setns(pods[i].nsfd, CLONE_NEWNET))
+					die("setns");
+				entered = true;
+			}
+			close(pods[i].cfd[j]);
+			close(pods[i].pfd[j]);
+			connect_one(&pods[i], j);
+		}
+		if (entered && setns(self_ns, CLONE_NEWNET))
+			die("setns back");
+	}
+}
+
+static void drain(int link_fd)
+{
+	char buf[4096];
+	ssize_t n;
+	int fd;
+
+	syscalls++;
+	fd = bpf_iter_create(link_fd);
+	if (fd < 0)
+		die("BPF_ITER_CREATE");
+	do {
+		syscalls++;
+		n = read(fd, buf, sizeof(buf));
+	} while (n > 0 || (n < 0 && errno == EAGAIN));
+	if (n < 0)
+		die("read iterator");
+	syscalls++;
+	close(fd);
+}
+
+static struct bpf_link *attach(struct bpf_program *prog, int nsfd, __u32 flags)
+{
+	union bpf_iter_link_info linfo = {};
+	LIBBPF_OPTS(bpf_iter_attach_opts, o);
+	struct bpf_link *l;
+
+	if (nsfd >= 0 || flags) {
+		linfo.sock.netns_fd = nsfd >= 0 ? nsfd : 0;
+		linfo.sock.flags = flags;
+		o.link_info = &linfo;
+		o.link_info_len = sizeof(linfo);
+	}
+	syscalls++;
+	l = bpf_program__attach_iter(prog, &o);
+	if (!l)
+		die("attach iterator");
+	return l;
+}
+
+/* SOCK_DIAG dump of one netns's TCP sockets; destroy those to @ports. */
+static unsigned long diag_netns(int nbackends, bool kill)
+{
+	struct {
+		struct nlmsghdr nlh;
+		struct inet_diag_req_v2 r;
+	} req = {
+		.nlh = { .nlmsg_len = sizeof(req), .nlmsg_type = SOCK_DIAG_BY_FAMILY,
+			 .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP },
+		.r = { .sdiag_family = AF_INET, .sdiag_protocol = IPPROTO_TCP,
+		       .idiag_states = ~0U },
+	};
+	static char buf[65536];
+	struct inet_diag_sockid kill_ids[4096];
+	unsigned long seen = 0;
+	int nkill = 0, fd, i;
+	bool done = false;
+	ssize_t n;
+
+	syscalls += 2;
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (fd < 0 || send(fd, &req, sizeof(req), 0) < 0)
+		die("sock_diag");
+	while (!done) {
+		struct nlmsghdr *h = (void *)buf;
+
+		syscalls++;
+		n = recv(fd, buf, sizeof(buf), 0);
+		if (n <= 0)
+			break;
+		for (; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
+			struct inet_diag_msg *m = NLMSG_DATA(h);
+			unsigned int port;
+
+			if (h->nlmsg_type == NLMSG_DONE || h->nlmsg_type == NLMSG_ERROR) {
+				done = true;
+				break;
+			}
+			seen++;
+			port = ntohs(m->id.idiag_dport);
+			if (kill && m->idiag_state == 1 && port >= BASE_PORT &&
+			    port < BASE_PORT + (unsigned int)nbackends && nkill < 4096)
+				kill_ids[nkill++] = m->id;
+		}
+	}
+	for (i = 0; i < nkill; i++) {
+		req.nlh.nlmsg_type = SOCK_DESTROY;
+		req.nlh.nlmsg_flags = NLM_F_REQUEST;
+		req.r.id = kill_ids[i];
+		req.r.idiag_states = ~0U;
+		syscalls++;
+		send(fd, &req, sizeof(req), 0);
+	}
+	syscalls++;
+	close(fd);
+	return seen;
+}
+
+struct sample { double wall, sys; };
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct result {
+	double wall, wall_spread, sys;
+	unsigned long seen, calls;
+};
+
+static struct reap_bpf *load(enum design d, int nbackends, bool kill)
+{
+	struct reap_addr_filter f = {};
+	struct reap_bpf *skel = reap_bpf__open();
+	__u32 i;
+
+	if (!skel)
+		die("open BPF object");
+	skel->rodata->cfg_kill = kill;
+	skel->rodata->cfg_states = ~0U;
+	skel->rodata->cfg_n_dst = kill ? nbackends : 1;
+	skel->rodata->cfg_protos = 1;
+	bpf_map__set_max_entries(skel->maps.recs, 1 << 20);
+	bpf_program__set_autoload(skel->progs.reap_chained, d == D_CHAINED);
+	bpf_program__set_autoload(skel->progs.reap_tcp, d != D_CHAINED);
+	bpf_program__set_autoload(skel->progs.reap_udp, false);
+	if (reap_bpf__load(skel))
+		die("load BPF programs");
+	f.addr[10] = f.addr[11] = 0xff;
+	f.plen = 128;
+	for (i = 0; i < (kill ? (__u32)nbackends : 1); i++) {
+		/* walk: a backend nobody talks to, so nothing matches */
+		inet_pton(AF_INET, kill ? "127.0.0.1" : "192.0.2.1", f.addr + 12);
+		f.port = BASE_PORT + i;
+		bpf_map_update_elem(bpf_map__fd(skel->maps.dsts), &i, &f, BPF_ANY);
+	}
+	return skel;
+}
+
+/* The namespaces a per-netns design walks: every pod, and the host. */
+static int ns_fd(int i)
+{
+	return i < npods ? pods[i].nsfd : self_ns;
+}
+
+static void run_once(struct reap_bpf *skel, enum design d, int nbackends,
+		     bool kill, unsigned long *seen)
+{
+	struct bpf_link *l;
+	int i;
+
+	switch (d) {
+	case D_SETNS:
+		l = attach(skel->progs.reap_tcp, -1, 0);
+		for (i = 0; i <= npods; i++) {
+			enter(ns_fd(i));
+			drain(bpf_link__fd(l));
+			enter(self_ns);
+		}
+		bpf_link__destroy(l);
+		break;
+	case D_NETNS_ARG:
+		for (i = 0; i <= npods; i++) {
+			l = attach(skel->progs.reap_tcp, ns_fd(i), 0);
+			drain(bpf_link__fd(l));
+			bpf_link__destroy(l);
+		}
+		break;
+	case D_CHAINED:
+		l = attach(skel->progs.reap_chained, -1, 0);
+		drain(bpf_link__fd(l));
+		bpf_link__destroy(l);
+		break;
+	case D_GLOBAL:
+		l = attach(skel->progs.reap_tcp, -1, BPF_SOCK_ITER_ALL_NETNS);
+		drain(bpf_link__fd(l));
+		bpf_link__destroy(l);
+		break;
+	case D_DIAG:
+		*seen = 0;
+		for (i = 0; i <= npods; i++) {
+			enter(ns_fd(i));
+			*seen += diag_netns(nbackends, kill);
+			enter(self_ns);
+		}
+		return;
+	default:
+		break;
+	}
+	*seen = skel->bss->counts.seen;
+}
+
+static struct result measure(enum design d, enum workload w, int reps)
+{
+	int nb = w == W_REAP1 ? 1 : NBACKENDS, r;
+	bool kill = w != W_WALK;
+	double wall[MAX_REPS], sys[MAX_REPS];
+	struct result res = {};
+
+	for (r = 0; r < reps; r++) {
+		struct reap_bpf *skel = load(d, nb, kill);
+		unsigned long calls0 = syscalls, seen = 0;
+		double t0, s0;
+
+		memset(skel->bss, 0, sizeof(*skel->bss));
+		t0 = now();
+		s0 = sys_ms();
+		run_once(skel, d, nb, kill, &seen);
+		wall[r] = now() - t0;
+		sys[r] = sys_ms() - s0;
+		res.seen = seen;
+		res.calls = syscalls - calls0;
+		reap_bpf__destroy(skel);
+		if (kill)
+			rebuild();
+	}
+	qsort(wall, reps, sizeof(double), cmp_double);
+	qsort(sys, reps, sizeof(double), cmp_double);
+	res.wall = wall[reps / 2];
+	res.wall_spread = wall[reps - 1] - wall[0];
+	res.sys = sys[reps / 2];
+	return res;
+}
+
+int main(int argc, char **argv)
+{
+	static const int full_m[] = { 1, 16, 64, 256 }, full_s[] = { 10, 100, 1000 };
+	static const int smoke_m[] = { 1, 4 }, smoke_s[] = { 10 };
+	const int *ms = full_m, *ss = full_s;
+	int nm = 4, ns = 3, reps = 5, cap = 64000, mi, si, t, d, w;
+	const char *out = "results";
+	struct rlimit rl = { 1 << 20, 1 << 20 };
+	char path[4096];
+	FILE *csv;
+
+	for (;;) {
+		static const struct option lo[] = {
+			{ "smoke", no_argument, NULL, 's' },
+			{ "reps", required_argument, NULL, 'r' },
+			{ "cap", required_argument, NULL, 'c' },
+			{ "out", required_argument, NULL, 'o' },
+			{}
+		};
+		int c = getopt_long(argc, argv, "", lo, NULL);
+
+		if (c == -1)
+			break;
+		if (c == 's') {
+			ms = smoke_m;
+			ss = smoke_s;
+			nm = 2;
+			ns = 1;
+			reps = 2;
+		} else if (c == 'r') {
+			reps = atoi(optarg);
+		} else if (c == 'c') {
+			cap = atoi(optarg);
+		} else if (c == 'o') {
+			out = optarg;
+		} else {
+			fprintf(stderr, "usage: netns-bench [--smoke] [--reps N] [--cap SOCKETS] [--out DIR]\n");
+			return 2;
+		}
+	}
+	if (reps < 1 || reps > MAX_REPS) {
+		fprintf(stderr, "netns-bench: --reps must be 1..%d\n", MAX_REPS);
+		return 2;
+	}
+	libbpf_set_print(NULL);
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		die("RLIMIT_NOFILE");
+	self_ns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	mkdir(out, 0755);
+	snprintf(path, sizeof(path), "%s/results.csv", out);
+	csv = fopen(path, "w");
+	if (!csv)
+		die(path);
+	fprintf(csv, "tables,m,s,design,workload,reps,wall_ms_median,wall_ms_spread,sys_ms_median,ratio_vs_global,ratio_vs_chained,sockets_seen,syscalls,per_netns_us\n");
+	printf("%-6s %4s %5s %-10s %-7s %10s %8s %8s %8s %8s %9s %8s\n",
+	       "tables", "M", "S", "design", "work", "wall_ms", "spread", "sys_ms",
+	       "x_global", "x_chain", "sockets", "syscalls");
+	for (t = 0; t < 2; t++) {
+		for (mi = 0; mi < nm; mi++) {
+			for (si = 0; si < ns; si++) {
+				struct result r[N_DESIGNS][N_WORKLOADS];
+
+				if (ms[mi] * ss[si] > cap) {
+					printf("# skip %s M=%d S=%d: %d sockets is over the cap of %d\n",
+					       t ? "child" : "shared", ms[mi], ss[si],
+					       ms[mi] * ss[si], cap);
+					continue;
+				}
+				build_world(ms[mi], ss[si], t);
+				for (w = 0; w < N_WORKLOADS; w++)
+					for (d = 0; d < N_DESIGNS; d++)
+						r[d][w] = measure(d, w, reps);
+				for (w = 0; w < N_WORKLOADS; w++) {
+					for (d = 0; d < N_DESIGNS; d++) {
+						struct result *x = &r[d][w];
+						double g = x->wall / r[D_GLOBAL][w].wall;
+						double c = x->wall / r[D_CHAINED][w].wall;
+
+						fprintf(csv, "%s,%d,%d,%s,%s,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%lu,%lu,%.1f\n",
+							t ? "child" : "shared", ms[mi], ss[si],
+							design_names[d], workload_names[w], reps,
+							x->wall, x->wall_spread, x->sys, g, c,
+							x->seen, x->calls,
+							x->wall * 1000 / ms[mi]);
+						printf("%-6s %4d %5d %-10s %-7s %10.3f %8.3f %8.3f %8.2f %8.2f %9lu %8lu\n",
+						       t ? "child" : "shared", ms[mi], ss[si],
+						       design_names[d], workload_names[w],
+						       x->wall, x->wall_spread, x->sys, g, c,
+						       x->seen, x->calls);
+					}
+				}
+				fflush(stdout);
+				fflush(csv);
+				free_world();
+			}
+		}
+	}
+	fclose(csv);
+	close(self_ns);
+	return 0;
+}

@@ -1,0 +1,38 @@
+#!/usr/bin/env bats
+# make bench-smoke, inside make check: the benchmark driver runs every
+# design and workload on a tiny world, and the designs agree on what they
+# walked, so the benchmark cannot rot unnoticed.
+
+load helpers
+
+setup_file() {
+	OUT=$BATS_FILE_TMPDIR/bench
+	export OUT
+	"$BUILD/bin/netns-bench" --smoke --out "$OUT" > "$BATS_FILE_TMPDIR/log" 2>&1
+}
+
+@test "bench-smoke writes one CSV row per point, design and workload" {
+	[ -s "$OUT/results.csv" ] || fail "no CSV: $(cat "$BATS_FILE_TMPDIR/log")"
+	# 2 tables x 2 sizes x 5 designs x 3 workloads, plus the header
+	run wc -l < "$OUT/results.csv"
+	assert_output "61"
+	for d in setns netns-arg chained global sock_diag; do
+		grep -q ",$d,walk," "$OUT/results.csv" || fail "no $d walk row"
+	done
+}
+
+@test "every design walks the same sockets on the same world" {
+	run awk -F, 'NR > 1 && $5 == "walk" { k = $1 " " $2 " " $3
+			if (!(k in v)) v[k] = $12; else if (v[k] != $12) bad[k] = 1 }
+		END { for (k in bad) print k }' "$OUT/results.csv"
+	assert_output ""
+	# 4 namespaces x (10 sockets and 10 listeners), nothing else on the host
+	run awk -F, 'NR > 1 && $2 == 4 && $5 == "walk" && $4 == "global" { print $12 }' \
+		"$OUT/results.csv"
+	assert_output "$(printf '80\n80')"
+}
+
+@test "the chained walk makes one pass: four syscalls, whatever M" {
+	run awk -F, 'NR > 1 && $4 == "chained" { print $13 }' "$OUT/results.csv"
+	[ "$(sort -u <<< "$output")" = 4 ] || fail "chained syscalls: $output"
+}
