@@ -1,0 +1,99 @@
+#!/usr/bin/env bats
+# netns-reap's command line: errors, exit codes and the man page, checked
+# on the host; every case here fails while parsing, before any BPF.
+
+load ../bats/helpers
+bats_require_minimum_version 1.5.0
+
+MAN=$TOP/tools/netns-reap.8
+
+# The long options in a text: "--word" tokens, sorted, once each.
+long_opts() {
+	grep -o -- '--[a-z][a-z-]*' | sort -u
+}
+
+man_text() {
+	sed -e 's/\\-/-/g' -e 's/\\f[BIRP]//g' "$MAN"
+}
+
+@test "help, --help and --version" {
+	run "$REAP" --help
+	assert_success
+	assert_output --partial "Usage: netns-reap"
+	run "$REAP" help
+	assert_success
+	assert_output --partial "FILTER"
+	run "$REAP" --version
+	assert_success
+	assert_output --regexp "^netns-reap .* \(libbpf v[0-9.]+\)$"
+}
+
+@test "the man page and --help name the same options" {
+	local help man
+	help=$("$REAP" --help | long_opts)
+	man=$(man_text | long_opts)
+	[ "$help" = "$man" ] ||
+		fail "differ: $(diff <(echo "$help") <(echo "$man") | grep '^[<>]' | tr '\n' ' ')"
+}
+
+@test "every filter word of --help has an entry in the man page's FILTERS" {
+	local w words
+	words=$("$REAP" --help | sed -n '/^FILTER/,/^$/s/^  \([a-z]*\) .*/\1/p')
+	[ "$(wc -w <<< "$words")" -eq 7 ] || fail "filter words in --help: $words"
+	for w in $words; do
+		man_text | sed -n '/^\.SH FILTERS/,/^\.SH MODES/p' | grep -Eq "^\.B[IR]? $w( |$)" ||
+			fail "man page FILTERS lacks '$w'"
+	done
+}
+
+@test "the man page is an 8 with the usual sections" {
+	run head -n1 "$MAN"
+	assert_output --regexp '^\.TH NETNS-REAP 8 '
+	for s in NAME SYNOPSIS DESCRIPTION OPTIONS FILTERS MODES "EXIT STATUS"; do
+		grep -qx "\.SH $s" "$MAN" || fail "no section $s"
+	done
+}
+
+@test "no arguments: usage on stderr, exit 2" {
+	run --separate-stderr "$REAP"
+	assert_equal "$status" 2
+	assert_equal "$output" ""
+	[[ "$stderr" == *"Usage: netns-reap"* ]]
+}
+
+# bad_cli WANT ARGS...: exit 2 and an Error naming the problem, also as JSON.
+bad_cli() {
+	local want=$1
+	shift
+	run "$REAP" "$@"
+	assert_equal "$status" 2
+	assert_output --partial "Error: "
+	assert_output --partial "$want"
+	run "$REAP" -j "$@"
+	assert_equal "$status" 2
+	jq -e --arg w "$want" '.error | contains($w)' <<< "$output" >/dev/null ||
+		fail "-j $*: $output"
+}
+
+@test "unknown verbs, options, modes and filter words" {
+	bad_cli "unknown command 'frob'" frob
+	bad_cli "unknown filter word 'dest'" list dest 10.0.0.1
+	bad_cli "unknown mode 'fast'" --mode fast list
+	bad_cli "unknown option" --bogus list
+	bad_cli "'dst' needs a value" list dst
+	bad_cli "takes no arguments" netns extra
+	bad_cli "--dry-run only goes with kill" list --dry-run
+}
+
+@test "bad addresses, ports, protocols and states" {
+	bad_cli "bad address '1.2.3'" list dst 1.2.3
+	bad_cli "bad address '10.0.0.1:99999'" list dst 10.0.0.1:99999
+	bad_cli "bad address '[fd00::1'" list dst '[fd00::1'
+	bad_cli "bad address '10.0.0.0/33'" list dst 10.0.0.0/33
+	bad_cli "bad address 'fd00::/129'" kill src fd00::/129
+	bad_cli "bad port '0'" list dport 0
+	bad_cli "bad port 'x'" list sport x
+	bad_cli "unknown protocol 'sctp'" list proto sctp
+	bad_cli "unknown state 'bogus'" list state bogus
+	bad_cli "bad --max-sockets" --max-sockets 0 list
+}
