@@ -2,7 +2,8 @@
 /*
  * netns-bench: whole-host versus per-netns socket walks, side by side.
  *
- *   netns-bench [--smoke] [--reps N] [--cap SOCKETS] [--out DIR]
+ *   netns-bench [--smoke] [--reps N] [--cap SOCKETS] [--tables shared|child]
+ *               [--out DIR]
  *
  * For each point (tables shared|child, M namespaces, S sockets each) it
  * builds the world once, outside the timed region: M namespaces, each with
@@ -459,6 +460,7 @@ int main(int argc, char **argv)
 	const int *ms = full_m, *ss = full_s;
 	int nm = 4, ns = 3, reps = 5, cap = 64000, mi, si, t, d, w;
 	const char *out = "results";
+	int t_first = 0, t_last = 1;
 	struct rlimit rl = { 1 << 20, 1 << 20 };
 	char path[4096];
 	FILE *csv;
@@ -469,6 +471,7 @@ int main(int argc, char **argv)
 			{ "reps", required_argument, NULL, 'r' },
 			{ "cap", required_argument, NULL, 'c' },
 			{ "out", required_argument, NULL, 'o' },
+			{ "tables", required_argument, NULL, 't' },
 			{}
 		};
 		int c = getopt_long(argc, argv, "", lo, NULL);
@@ -487,8 +490,12 @@ int main(int argc, char **argv)
 			cap = atoi(optarg);
 		} else if (c == 'o') {
 			out = optarg;
+		} else if (c == 't' && !strcmp(optarg, "shared")) {
+			t_last = 0;
+		} else if (c == 't' && !strcmp(optarg, "child")) {
+			t_first = 1;
 		} else {
-			fprintf(stderr, "usage: netns-bench [--smoke] [--reps N] [--cap SOCKETS] [--out DIR]\n");
+			fprintf(stderr, "usage: netns-bench [--smoke] [--reps N] [--cap SOCKETS] [--tables shared|child] [--out DIR]\n");
 			return 2;
 		}
 	}
@@ -509,7 +516,7 @@ int main(int argc, char **argv)
 	printf("%-6s %4s %5s %-10s %-7s %10s %8s %8s %8s %8s %9s %8s\n",
 	       "tables", "M", "S", "design", "work", "wall_ms", "spread", "sys_ms",
 	       "x_global", "x_chain", "sockets", "syscalls");
-	for (t = 0; t < 2; t++) {
+	for (t = t_first; t <= t_last; t++) {
 		for (mi = 0; mi < nm; mi++) {
 			for (si = 0; si < ns; si++) {
 				struct result r[N_DESIGNS][N_WORKLOADS];

@@ -1,66 +1,120 @@
 #!/usr/bin/env bash
-# The built-in demo scenario, run inside the guest by "make demo": three pod
-# namespaces (one anonymous, one with its own socket tables) talk to two
-# load-balancer backends; backend 127.0.0.1:8080 goes away, and netns-reap
-# finds and destroys every socket to it, in every namespace, with one
-# in-kernel walk.
+# The built-in demo scenario, run inside the guest by "make demo".
+#
+# A small cluster-like scene: a "backends" namespace serves three backend
+# addresses, 10.0.0.1-3, on TCP port 80 and UDP port 53; 50 pod namespaces,
+# each joined to it by a veth pair (half with per-netns socket tables, one
+# in ten anonymous, held only by a process), hold a TCP and a connected UDP
+# client to every backend.  Backend 10.0.0.2 is removed, and
+#   netns-reap kill dst 10.0.0.2
+# destroys every socket to it, in every pod, in one in-kernel walk.  The
+# clients of 10.0.0.2 see ECONNABORTED; the others keep working.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${NETNS_ITER_BUILD:-$top/build}
 reap=$build/bin/netns-reap
+pods=${DEMO_PODS:-50}
+work=$(mktemp -d /tmp/netns-iter-demo.XXXXXX)
 pids=()
-log=$(mktemp /tmp/netns-iter-demo.XXXXXX)
 
 cleanup() {
 	local p
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	for p in pod-a pod-b; do ip netns del "$p" 2>/dev/null || true; done
-	sysctl -qw net.ipv4.tcp_child_ehash_entries=0 || true
-	rm -f "$log"
+	wait 2>/dev/null || true
+	for p in $(ip netns list | sed -n 's/^\(demo-[a-z0-9]*\).*/\1/p'); do
+		ip netns del "$p" 2>/dev/null || true
+	done
+	sysctl -qw net.ipv4.tcp_child_ehash_entries=0 net.ipv4.udp_child_hash_entries=0 || true
+	rm -rf "$work"
 }
 trap cleanup EXIT
 
-# bg CMD...: run CMD in the background, its errors into the log.
-bg() { "$@" 2>>"$log" & pids+=($!); }
+bg() { "$@" & pids+=($!); }
 
-# pod_sockets NETNS-EXEC...: backends on 8080 and 9090, clients of both.
-pod_sockets() {
-	bg "$@" socat TCP-LISTEN:8080,bind=127.0.0.1,fork,reuseaddr SYSTEM:'sleep 600'
-	bg "$@" socat TCP-LISTEN:9090,bind=127.0.0.1,fork,reuseaddr SYSTEM:'sleep 600'
-	sleep 0.5
-	bg "$@" socat -u TCP:127.0.0.1:8080 SYSTEM:'sleep 600'
-	bg "$@" socat -u TCP:127.0.0.1:8080 SYSTEM:'sleep 600'
-	bg "$@" socat -u TCP:127.0.0.1:9090 SYSTEM:'sleep 600'
-	bg "$@" socat -u UDP:127.0.0.1:8080 SYSTEM:'sleep 600'
-}
+# Backends: three addresses on the backends namespace's loopback, each with
+# a TCP echo-ish server (it answers every line) and a UDP responder.
+ip netns add demo-backends
+ip -n demo-backends link set lo up
+for b in 1 2 3; do
+	ip -n demo-backends addr add "10.0.0.$b/32" dev lo
+	bg ip netns exec demo-backends socat TCP-LISTEN:80,bind=10.0.0.$b,fork,reuseaddr EXEC:cat
+	bg ip netns exec demo-backends socat UDP-RECVFROM:53,bind=10.0.0.$b,fork EXEC:cat
+done
 
-echo "== scenario: pod-a (shared tables), pod-b (own tables), one anonymous pod"
-ip netns add pod-a
-sysctl -qw net.ipv4.tcp_child_ehash_entries=1024
-ip netns add pod-b
-sysctl -qw net.ipv4.tcp_child_ehash_entries=0
-ip -n pod-a link set lo up
-ip -n pod-b link set lo up
-pod_sockets ip netns exec pod-a
-pod_sockets ip netns exec pod-b
-bg unshare -n sh -c 'ip link set lo up; exec sleep 600'
-sleep 1
-pod_sockets nsenter -t "${pids[-1]}" -n
-sleep 1
+# Pods: a namespace each, with a veth pair to the backends; a TCP and a
+# UDP client per backend send a line every 0.5 s and log the replies in
+# $work/pod-N-PROTO-B, and the error that ended them in ...err.
+echo "== building the scene: $pods pods, 3 backends"
+for n in $(seq 1 "$pods"); do
+	ns=demo-pod$n
+	if [ $((n % 10)) = 0 ]; then
+		unshare -n sleep 3600 & holder=$!
+		pids+=($holder)
+		while [ "$(stat -L -c %i /proc/$holder/ns/net)" = "$(stat -L -c %i /proc/self/ns/net)" ]; do
+			sleep 0.05
+		done
+		run=(nsenter -t "$holder" -n)
+	else
+		child=0
+		[ $((n % 2)) = 0 ] && child=256
+		sysctl -qw net.ipv4.tcp_child_ehash_entries=$child net.ipv4.udp_child_hash_entries=$child
+		ip netns add "$ns"
+		run=(ip netns exec "$ns")
+	fi
+	"${run[@]}" ip link set lo up
+	"${run[@]}" ip link add eth0 type veth peer name "p$n"
+	"${run[@]}" ip link set "p$n" netns demo-backends
+	"${run[@]}" ip addr add "10.1.$n.2/24" dev eth0
+	"${run[@]}" ip link set eth0 up
+	"${run[@]}" ip route add 10.0.0.0/24 via "10.1.$n.1"
+	ip -n demo-backends addr add "10.1.$n.1/24" dev "p$n"
+	ip -n demo-backends link set "p$n" up
+	for b in 1 2 3; do
+		bg "${run[@]}" socat -T 600 TCP:10.0.0.$b:80 \
+			SYSTEM:"while echo ping; do sleep 0.5; read -r l; echo \$l >> $work/pod-$n-tcp-$b; done" \
+			2>>"$work/pod-$n-tcp-$b.err"
+		bg "${run[@]}" socat -T 600 UDP:10.0.0.$b:53 \
+			SYSTEM:"while echo ping; do sleep 0.5; read -r l; echo \$l >> $work/pod-$n-udp-$b; done" \
+			2>>"$work/pod-$n-udp-$b.err"
+	done
+done
+sysctl -qw net.ipv4.tcp_child_ehash_entries=0 net.ipv4.udp_child_hash_entries=0
+sleep 3
 
 echo; echo "== netns-reap probe"
 "$reap" probe
-echo; echo "== netns-reap netns"
-"$reap" netns
-echo; echo "== netns-reap list dst 127.0.0.1:8080"
-"$reap" list dst 127.0.0.1:8080
-echo; echo "== netns-reap kill --dry-run dst 127.0.0.1:8080"
-"$reap" kill --dry-run dst 127.0.0.1:8080
-echo; echo "== netns-reap kill dst 127.0.0.1:8080"
-"$reap" kill dst 127.0.0.1:8080
-sleep 0.5
-echo "clients that saw ECONNABORTED (\"Software caused connection abort\"): $(grep -c 'connection abort' "$log")"
-echo; echo "== afterwards, nothing is left connected to 127.0.0.1:8080"
-"$reap" list dst 127.0.0.1:8080
-echo; echo "== and the sockets to 127.0.0.1:9090 live on"
-"$reap" list dst 127.0.0.1:9090
+echo; echo "== netns-reap netns (first lines)"
+"$reap" netns | sed -n 1,8p
+echo "   ... $("$reap" -j netns | jq '.netns | length') namespaces"
+
+echo; echo "== before: netns-reap list dst 10.0.0.2 (first lines)"
+"$reap" list dst 10.0.0.2 | sed -n 1,6p
+"$reap" list dst 10.0.0.2 | tail -n 1
+
+replies() { # the reply lines of every client of backends 1 and 3
+	cat "$work"/pod-*-tcp-[13] "$work"/pod-*-udp-[13] 2>/dev/null | wc -l || true
+}
+
+echo; echo "== backend 10.0.0.2 is removed: netns-reap kill dst 10.0.0.2"
+ip -n demo-backends addr del 10.0.0.2/32 dev lo
+"$reap" kill dst 10.0.0.2 > "$work/kill.txt"
+head -n 4 "$work/kill.txt"
+echo "   ..."
+tail -n 1 "$work/kill.txt"
+before=$(replies)
+sleep 3
+
+echo; echo "== after: netns-reap list dst 10.0.0.2"
+"$reap" list dst 10.0.0.2
+
+echo; echo "== proof"
+aborted=$(grep -l 'Software caused connection abort' "$work"/pod-*-2.err | wc -l || true)
+broken=$(find "$work" -name 'pod-*-[13].err' -size +0 | wc -l)
+after=$(replies)
+echo "clients of 10.0.0.2 that saw ECONNABORTED: $aborted of $((pods * 2))"
+echo "clients of 10.0.0.1 and 10.0.0.3 with an error: $broken of $((pods * 4));" \
+     "replies they got in the 3 s after the kill: $((after - before))"
+for f in $(find "$work" -name 'pod-*-[13].err' -size +0); do
+	echo "unexpected error, $(basename "$f" .err): $(head -n 2 "$f")"
+done
+[ "$aborted" -eq $((pods * 2)) ] && [ "$broken" -eq 0 ] && [ "$after" -gt "$before" ]

@@ -138,3 +138,10 @@ matches() {
 	[ "$(grep -c 'setns(' "$BATS_TEST_TMPDIR/trace")" -ge 8 ]
 	[ $(( $(grep -c 'setns(' "$BATS_TEST_TMPDIR/trace") % 2 )) -eq 0 ]
 }
+
+@test "the demo runs end to end (make demo's scene, 10 pods)" {
+	DEMO_PODS=10 run "$TOP/scripts/demo.sh"
+	assert_success
+	assert_line "clients of 10.0.0.2 that saw ECONNABORTED: 20 of 20"
+	assert_line --regexp '^clients of 10.0.0.1 and 10.0.0.3 with an error: 0 of 40; replies they got in the 3 s after the kill: [1-9][0-9]*$'
+}
