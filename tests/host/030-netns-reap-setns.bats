@@ -51,7 +51,7 @@ teardown_file() {
 	run "$REAP" -j list dst 127.0.0.1:8080
 	assert_success
 	[ "$(jq -r .mode <<< "$output")" = setns ]
-	run jq -r '.sockets[] | select(.netns_name != null) | select(.netns_name | test("nrh-")) | .netns_name' <<< "$output"
+	run sh -c "jq -r '.sockets[] | select(.netns_name != null) | select(.netns_name | test(\"nrh-\")) | .netns_name' | sort" <<< "$output"
 	assert_output "$(printf '/run/netns/nrh-%s\n' 1 2 3)"
 }
 
