@@ -17,9 +17,15 @@ pods=${DEMO_PODS:-50}
 work=$(mktemp -d /tmp/netns-iter-demo.XXXXXX)
 pids=()
 
+# Every process of the scene runs in one of its namespaces; socat's forked
+# children outlive their parents, so kill by namespace, not by pid.
 cleanup() {
-	local p
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	local p ino
+	for p in /proc/[0-9]*; do
+		ino=$(stat -L -c %i "$p/ns/net" 2>/dev/null) || continue
+		grep -qx "$ino" "$work/inodes" 2>/dev/null && kill -9 "${p#/proc/}" 2>/dev/null
+	done
+	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
 	wait 2>/dev/null || true
 	for p in $(ip netns list | sed -n 's/^\(demo-[a-z0-9]*\).*/\1/p'); do
 		ip netns del "$p" 2>/dev/null || true
@@ -34,6 +40,7 @@ bg() { "$@" & pids+=($!); }
 # Backends: three addresses on the backends namespace's loopback, each with
 # a TCP echo-ish server (it answers every line) and a UDP responder.
 ip netns add demo-backends
+stat -L -c %i /run/netns/demo-backends >> "$work/inodes"
 ip -n demo-backends link set lo up
 for b in 1 2 3; do
 	ip -n demo-backends addr add "10.0.0.$b/32" dev lo
@@ -54,11 +61,13 @@ for n in $(seq 1 "$pods"); do
 			sleep 0.05
 		done
 		run=(nsenter -t "$holder" -n)
+		stat -L -c %i "/proc/$holder/ns/net" >> "$work/inodes"
 	else
 		child=0
 		[ $((n % 2)) = 0 ] && child=256
 		sysctl -qw net.ipv4.tcp_child_ehash_entries=$child net.ipv4.udp_child_hash_entries=$child
 		ip netns add "$ns"
+		stat -L -c %i "/run/netns/$ns" >> "$work/inodes"
 		run=(ip netns exec "$ns")
 	fi
 	"${run[@]}" ip link set lo up

@@ -140,7 +140,7 @@ matches() {
 }
 
 @test "the demo runs end to end (make demo's scene, 10 pods)" {
-	DEMO_PODS=10 run "$TOP/scripts/demo.sh"
+	DEMO_PODS=10 run "$TOP/scripts/demo.sh" 3>&-
 	assert_success
 	assert_line "clients of 10.0.0.2 that saw ECONNABORTED: 20 of 20"
 	assert_line --regexp '^clients of 10.0.0.1 and 10.0.0.3 with an error: 0 of 40; replies they got in the 3 s after the kill: [1-9][0-9]*$'
