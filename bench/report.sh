@@ -9,31 +9,31 @@ mkdir -p "$docs/bench"
 
 # col NAME: the column number of NAME in the CSV header.
 col() { head -n1 "$csv" | tr ',' '\n' | grep -nx "$1" | cut -d: -f1; }
-cm=$(col m) cs=$(col s) cd=$(col design) cw=$(col workload) ct=$(col tables)
+cd=$(col design) cw=$(col workload) ct=$(col tables)
 cwall=$(col wall_ms_median)
 
-# series TABLES WORKLOAD DESIGN S: "M wall" rows.
-series() {
-	awk -F, -v t="$1" -v w="$2" -v d="$3" -v s="$4" \
-		-v ct="$ct" -v cw="$cw" -v cd="$cd" -v cs="$cs" -v cm="$cm" -v cv="$cwall" \
-		'NR > 1 && $ct == t && $cw == w && $cd == d && $cs == s { print $cm, $cv }' "$csv"
-}
-
 designs="setns netns-arg chained global sock_diag"
-plot_vs_m() { # TABLES S PNG
-	local t=$1 s=$2 png=$3 d cmd="" sep=""
+
+# plot_walk TABLES FIX VALUE X XLABEL PNG: walk time against column X, one
+# line per design, for the points of TABLES whose column FIX is VALUE.
+plot_walk() {
+	local t=$1 fix=$2 val=$3 x=$4 xlabel=$5 png=$6 d dat cmd="" sep=""
 	for d in $designs; do
-		series "$t" walk "$d" "$s" > "$res/$t-$s-$d.dat"
-		[ -s "$res/$t-$s-$d.dat" ] || continue
-		cmd+="$sep'$res/$t-$s-$d.dat' using 1:2 with linespoints title '$d'"
+		dat=$res/$t-$fix$val-$d.dat
+		awk -F, -v t="$t" -v d="$d" -v v="$val" -v ct="$ct" -v cw="$cw" \
+			-v cd="$cd" -v cf="$(col "$fix")" -v cx="$(col "$x")" -v cv="$cwall" \
+			'NR > 1 && $ct == t && $cw == "walk" && $cd == d && $cf == v { print $cx, $cv }' \
+			"$csv" > "$dat"
+		[ -s "$dat" ] || continue
+		cmd+="$sep'$dat' using 1:2 with linespoints title '$d'"
 		sep=", "
 	done
 	[ -n "$cmd" ] || return 0
 	gnuplot <<-GP
-		set terminal png size 800,500
+		set terminal png size 800,500 noenhanced
 		set output '$png'
-		set title 'walk, $t tables, S=$s sockets per netns'
-		set xlabel 'namespaces (M)'
+		set title 'walk, $t tables, ${fix^^}=$val'
+		set xlabel '$xlabel'
 		set ylabel 'wall time, ms (median)'
 		set logscale xy
 		set key left top
@@ -41,37 +41,12 @@ plot_vs_m() { # TABLES S PNG
 	GP
 }
 
-plot_vs_s() { # TABLES M PNG
-	local t=$1 m=$2 png=$3 d cmd="" sep=""
-	for d in $designs; do
-		awk -F, -v t="$t" -v d="$d" -v m="$m" -v ct="$ct" -v cw="$cw" -v cd="$cd" \
-			-v cs="$cs" -v cm="$cm" -v cv="$cwall" \
-			'NR > 1 && $ct == t && $cw == "walk" && $cd == d && $cm == m { print $cs, $cv }' \
-			"$csv" > "$res/s-$t-$m-$d.dat"
-		[ -s "$res/s-$t-$m-$d.dat" ] || continue
-		cmd+="$sep'$res/s-$t-$m-$d.dat' using 1:2 with linespoints title '$d'"
-		sep=", "
-	done
-	[ -n "$cmd" ] || return 0
-	gnuplot <<-GP
-		set terminal png size 800,500
-		set output '$png'
-		set title 'walk, $t tables, M=$m namespaces'
-		set xlabel 'sockets per namespace (S)'
-		set ylabel 'wall time, ms (median)'
-		set logscale xy
-		set key left top
-		plot $cmd
-	GP
-}
-
-plot_vs_m shared 10 "$docs/bench/walk-shared-s10.png"
-plot_vs_m child 10 "$docs/bench/walk-child-s10.png"
-plot_vs_m shared 100 "$docs/bench/walk-shared-s100.png"
-plot_vs_m child 100 "$docs/bench/walk-child-s100.png"
-plot_vs_s shared 16 "$docs/bench/walk-vs-s-shared-m16.png"
-plot_vs_s child 16 "$docs/bench/walk-vs-s-child-m16.png"
-
+plot_walk shared s 10 m 'namespaces (M)' "$docs/bench/walk-shared-s10.png"
+plot_walk child s 10 m 'namespaces (M)' "$docs/bench/walk-child-s10.png"
+plot_walk shared s 100 m 'namespaces (M)' "$docs/bench/walk-shared-s100.png"
+plot_walk child s 100 m 'namespaces (M)' "$docs/bench/walk-child-s100.png"
+plot_walk shared m 16 s 'sockets per namespace (S)' "$docs/bench/walk-vs-s-shared-m16.png"
+plot_walk child m 16 s 'sockets per namespace (S)' "$docs/bench/walk-vs-s-child-m16.png"
 table() { # WORKLOAD: markdown table of every point for WORKLOAD
 	awk -F, -v w="$1" 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
 		$h["workload"] == w {

@@ -245,10 +245,9 @@ static int parse_state(const char *s)
 		o.states = ~0U;
 		return 0;
 	}
-	if (!strcmp(s, "connected")) {
-		o.states |= 0;
+	/* The default: cfg_states 0 means the connected states. */
+	if (!strcmp(s, "connected"))
 		return 0;
-	}
 	for (i = 1; i < sizeof(tcp_states) / sizeof(tcp_states[0]); i++) {
 		if (!strcmp(s, tcp_states[i]) ||
 		    (i == 10 && !strcmp(s, "listen"))) {
@@ -399,6 +398,16 @@ static void scan_dir(const char *dir, bool named)
 	closedir(d);
 }
 
+/* Back to the tool's own namespace; never go on in a foreign one. */
+static void go_home(void)
+{
+	if (!setns(self_netns_fd, CLONE_NEWNET))
+		return;
+	fprintf(stderr, "Error: cannot return to the original network namespace: %s\n",
+		strerror(errno));
+	exit(EXIT_ERROR);
+}
+
 /* The cookie of the namespace behind @fd, without staying in it. */
 static int netns_cookie_of(int fd, __u64 *cookie)
 {
@@ -414,12 +423,7 @@ static int netns_cookie_of(int fd, __u64 *cookie)
 		err = -errno;
 	if (s >= 0)
 		close(s);
-	if (setns(self_netns_fd, CLONE_NEWNET)) {
-		/* Never go on in a foreign namespace. */
-		fprintf(stderr, "Error: cannot return to the original network namespace: %s\n",
-			strerror(errno));
-		exit(EXIT_ERROR);
-	}
+	go_home();
 	return err;
 }
 
@@ -682,11 +686,7 @@ static int walk_setns(struct walk *w)
 			if (links[p])
 				err = drain_iter(links[p]);
 		}
-		if (setns(self_netns_fd, CLONE_NEWNET)) {
-			fprintf(stderr, "Error: cannot return to the original network namespace: %s\n",
-				strerror(errno));
-			exit(EXIT_ERROR);
-		}
+		go_home();
 		if (err) {
 			p_err("reading the socket iterator in netns %llu: %s",
 			      (unsigned long long)nss[i].cookie, strerror(-err));
@@ -1027,11 +1027,7 @@ static int sockstat(int fd, const char *file, const char *key)
 		}
 		fclose(f);
 	}
-	if (setns(self_netns_fd, CLONE_NEWNET)) {
-		fprintf(stderr, "Error: cannot return to the original network namespace: %s\n",
-			strerror(errno));
-		exit(EXIT_ERROR);
-	}
+	go_home();
 	return inuse;
 }
 
