@@ -12,13 +12,21 @@
  * wrote into .rodata and the dsts map leaves a record in the recs map,
  * keyed by socket cookie, and with kill set is destroyed with
  * bpf_sock_destroy(), or bpf_iter_netns_sock_abort() in the chained walk,
- * under the lock the iterator holds.  Nothing is written
- * to the seq_file, so a read never stops on a full buffer and no socket is
- * shown twice.
+ * under the lock the iterator holds.
+ *
+ * Nothing is written to the seq_file unless cfg_dump is set (tests, and
+ * reading the iterator by hand): then every socket handed in is printed,
+ *   NETNS_COOKIE SOCK_COOKIE PROTO FAMILY STATE SADDR SPORT DADDR DPORT
+ * numbers in decimal, addresses as 16-byte %pI6 (IPv4 mapped).  A read
+ * that fills the buffer re-runs the object it stopped on, which for the
+ * chained walk is a whole namespace; so dumping is for listing only, with
+ * at most a few hundred sockets per namespace in the chained walk (the
+ * seq_file buffer of a BPF iterator is 8 pages).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
+#include <bpf/bpf_tracing.h>
 #include "reap.h"
 
 #define AF_INET		2
@@ -28,6 +36,7 @@ char LICENSE[] SEC("license") = "GPL";
 
 /* Filter, set by the tool before load. */
 const volatile bool cfg_kill;
+const volatile bool cfg_dump;			/* print every socket seen */
 const volatile bool cfg_udp_unconnected;	/* match unconnected UDP too */
 const volatile __u64 cfg_netns;			/* 0: any */
 const volatile __u32 cfg_states;		/* 1 << TCP_*; 0: connected */
@@ -70,12 +79,18 @@ bpf_iter_netns_sock_next(struct bpf_iter_netns_sock *it) __ksym __weak;
 extern void bpf_iter_netns_sock_destroy(struct bpf_iter_netns_sock *it) __ksym __weak;
 extern int bpf_iter_netns_sock_abort(struct bpf_iter_netns_sock *it__iter) __ksym __weak;
 
-/* States a socket to a backend can be in: not listening, not closed. */
+/*
+ * "connected": what ss calls connected, less TIME_WAIT, which has no
+ * socket left to abort; so every state but listening, close and
+ * time-wait.  It includes request sockets (TCP_NEW_SYN_RECV, ss: SYN-RECV),
+ * the server side of a handshake.
+ */
 #define REAP_CONNECTED_STATES						\
 	((1U << TCP_ESTABLISHED) | (1U << TCP_SYN_SENT) |		\
 	 (1U << TCP_SYN_RECV) | (1U << TCP_FIN_WAIT1) |			\
 	 (1U << TCP_FIN_WAIT2) | (1U << TCP_CLOSE_WAIT) |		\
-	 (1U << TCP_LAST_ACK) | (1U << TCP_CLOSING))
+	 (1U << TCP_LAST_ACK) | (1U << TCP_CLOSING) |			\
+	 (1U << TCP_NEW_SYN_RECV))
 
 /*
  * Loops use the bpf_for() numeric iterator: inside the chained walk's
@@ -135,9 +150,10 @@ static __always_inline void addr_of(__u8 out[16], __u16 family, __be32 v4,
 /*
  * The whole decision for one socket, shared by every mode.  @it is the
  * chained walk's iterator, which holds @skc locked, or NULL in iter/tcp and
- * iter/udp, which hold it themselves.
+ * iter/udp, which hold it themselves.  @seq is the iterator's seq_file.
  */
-static __always_inline int reap_one(struct sock_common *skc, __u8 proto,
+static __always_inline int reap_one(struct seq_file *seq,
+				    struct sock_common *skc, __u8 proto,
 				    struct bpf_iter_netns_sock *it)
 {
 	struct reap_rec rec = {};
@@ -149,6 +165,19 @@ static __always_inline int reap_one(struct sock_common *skc, __u8 proto,
 		return 0;
 	counts.seen++;
 
+	rec.family = skc->skc_family;
+	if (rec.family != AF_INET && rec.family != AF_INET6)
+		return 0;
+	addr_of(rec.saddr, rec.family, skc->skc_rcv_saddr, &skc->skc_v6_rcv_saddr);
+	addr_of(rec.daddr, rec.family, skc->skc_daddr, &skc->skc_v6_daddr);
+	rec.sport = skc->skc_num;
+	rec.dport = bpf_ntohs(skc->skc_dport);
+	rec.sock_cookie = bpf_get_socket_cookie(skc);
+	if (cfg_dump)
+		BPF_SEQ_PRINTF(seq, "%llu %llu %u %u %u %pI6 %u %pI6 %u\n",
+			       netns, rec.sock_cookie, proto, rec.family, state,
+			       rec.saddr, rec.sport, rec.daddr, rec.dport);
+
 	if (proto == IPPROTO_UDP) {
 		/* UDP keeps TCP_ESTABLISHED once connected, TCP_CLOSE if not. */
 		if (state != TCP_ESTABLISHED && !cfg_udp_unconnected)
@@ -158,14 +187,6 @@ static __always_inline int reap_one(struct sock_common *skc, __u8 proto,
 	}
 	if (!(states & (1U << (state & 31))))
 		return 0;
-
-	rec.family = skc->skc_family;
-	if (rec.family != AF_INET && rec.family != AF_INET6)
-		return 0;
-	addr_of(rec.saddr, rec.family, skc->skc_rcv_saddr, &skc->skc_v6_rcv_saddr);
-	addr_of(rec.daddr, rec.family, skc->skc_daddr, &skc->skc_v6_daddr);
-	rec.sport = skc->skc_num;
-	rec.dport = bpf_ntohs(skc->skc_dport);
 
 	if (cfg_dport && rec.dport != cfg_dport)
 		return 0;
@@ -177,7 +198,6 @@ static __always_inline int reap_one(struct sock_common *skc, __u8 proto,
 		return 0;
 
 	rec.netns_cookie = netns;
-	rec.sock_cookie = bpf_get_socket_cookie(skc);
 	rec.proto = proto;
 	rec.state = state;
 	rec.order = counts.matched++;
@@ -200,7 +220,7 @@ int reap_tcp(struct bpf_iter__tcp *ctx)
 {
 	struct sock_common *skc = ctx->sk_common;
 
-	return skc ? reap_one(skc, IPPROTO_TCP, NULL) : 0;
+	return skc ? reap_one(ctx->meta->seq, skc, IPPROTO_TCP, NULL) : 0;
 }
 
 SEC("iter/udp")
@@ -208,17 +228,19 @@ int reap_udp(struct bpf_iter__udp *ctx)
 {
 	struct udp_sock *udp = ctx->udp_sk;
 
-	return udp ? reap_one(&udp->inet.sk.__sk_common, IPPROTO_UDP, NULL) : 0;
+	return udp ? reap_one(ctx->meta->seq, &udp->inet.sk.__sk_common,
+			      IPPROTO_UDP, NULL) : 0;
 }
 
-static __always_inline void reap_netns(struct net *net, int proto)
+static __always_inline void reap_netns(struct seq_file *seq, struct net *net,
+				       int proto)
 {
 	struct bpf_iter_netns_sock it;
 	struct sock_common *skc;
 
 	if (!bpf_iter_netns_sock_new(&it, net, proto, 0)) {
 		while ((skc = bpf_iter_netns_sock_next(&it)))
-			reap_one(skc, proto, &it);
+			reap_one(seq, skc, proto, &it);
 	}
 	bpf_iter_netns_sock_destroy(&it);
 }
@@ -232,8 +254,8 @@ int reap_chained(struct bpf_iter__netns *ctx)
 		return 0;
 	counts.netns++;
 	if (cfg_protos & 1)
-		reap_netns(net, IPPROTO_TCP);
+		reap_netns(ctx->meta->seq, net, IPPROTO_TCP);
 	if (cfg_protos & 2)
-		reap_netns(net, IPPROTO_UDP);
+		reap_netns(ctx->meta->seq, net, IPPROTO_UDP);
 	return 0;
 }

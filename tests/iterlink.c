@@ -1,15 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Test helper: create an iter/tcp or iter/udp link with a given
- * union bpf_iter_link_info.sock, report what the kernel says, and read it.
+ * union bpf_iter_link_info.sock, or the chained iter.s/netns link, report
+ * what the kernel says, and read it.
  *
  *   iterlink tcp|udp [--fd PATH] [--cookie N] [--all] [--flags N]
+ *                    [--dump] [--bufsize N]
+ *   iterlink netns [--dump] [--bufsize N]
  *
- * Prints "link netns_cookie=N flags=N", the link's fdinfo lines from the
- * parameter, then "read ok sockets=N" (N = sockets the reap program saw),
- * or "error STAGE ERRNO-NAME" and exits 1.
+ * Prints "link netns_cookie=N flags=N" and the link's fdinfo lines from
+ * the parameter (tcp and udp), with --dump the programs' line for every
+ * socket, read --bufsize bytes at a time (default 256), then "read ok
+ * sockets=N" (N = sockets the reap program saw), or "error STAGE
+ * ERRNO-NAME" and exits 1.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,13 +55,17 @@ int main(int argc, char **argv)
 	struct reap_bpf *skel = NULL;
 	struct bpf_link *link = NULL;
 	int nsfd = -1, iter = -1, ret = 1, i;
+	bool chained, dump = false;
+	size_t bufsize = 256;
 	char buf[256], path[64];
 	FILE *f;
 
-	if (argc < 2 || (strcmp(argv[1], "tcp") && strcmp(argv[1], "udp"))) {
-		fprintf(stderr, "usage: iterlink tcp|udp [--fd PATH] [--cookie N] [--all] [--flags N]\n");
+	if (argc < 2 || (strcmp(argv[1], "tcp") && strcmp(argv[1], "udp") &&
+			 strcmp(argv[1], "netns"))) {
+		fprintf(stderr, "usage: iterlink tcp|udp|netns [--fd PATH] [--cookie N] [--all] [--flags N] [--dump] [--bufsize N]\n");
 		return 2;
 	}
+	chained = !strcmp(argv[1], "netns");
 	for (i = 2; i < argc; i++) {
 		if (!strcmp(argv[i], "--fd") && i + 1 < argc) {
 			nsfd = open(argv[++i], O_RDONLY | O_CLOEXEC);
@@ -68,32 +78,49 @@ int main(int argc, char **argv)
 			linfo.sock.flags |= BPF_SOCK_ITER_ALL_NETNS;
 		} else if (!strcmp(argv[i], "--flags") && i + 1 < argc) {
 			linfo.sock.flags = strtoul(argv[++i], NULL, 0);
+		} else if (!strcmp(argv[i], "--dump")) {
+			dump = true;
+		} else if (!strcmp(argv[i], "--bufsize") && i + 1 < argc) {
+			bufsize = strtoul(argv[++i], NULL, 0);
+			if (!bufsize || bufsize > sizeof(buf)) {
+				fprintf(stderr, "iterlink: --bufsize takes 1 to %zu\n",
+					sizeof(buf));
+				return 2;
+			}
 		} else {
 			fprintf(stderr, "iterlink: unknown argument '%s'\n", argv[i]);
 			return 2;
 		}
 	}
 	libbpf_set_print(NULL);
-	aopts.link_info = &linfo;
-	aopts.link_info_len = sizeof(linfo);
+	if (!chained) {
+		aopts.link_info = &linfo;
+		aopts.link_info_len = sizeof(linfo);
+	}
 
 	skel = reap_bpf__open();
 	if (!skel)
 		return fail("open", errno);
-	bpf_program__set_autoload(skel->progs.reap_chained, false);
+	bpf_program__set_autoload(skel->progs.reap_chained, chained);
+	bpf_program__set_autoload(skel->progs.reap_tcp, !chained);
+	bpf_program__set_autoload(skel->progs.reap_udp, !chained);
 	skel->rodata->cfg_states = ~0U;
 	skel->rodata->cfg_udp_unconnected = true;
+	skel->rodata->cfg_dump = dump;
 	if (reap_bpf__load(skel)) {
 		ret = fail("load", errno);
 		goto out;
 	}
-	link = bpf_program__attach_iter(strcmp(argv[1], "tcp") ?
+	link = bpf_program__attach_iter(chained ? skel->progs.reap_chained :
+					strcmp(argv[1], "tcp") ?
 					skel->progs.reap_udp :
 					skel->progs.reap_tcp, &aopts);
 	if (!link) {
 		ret = fail("attach", errno);
 		goto out;
 	}
+	if (chained)
+		goto read;
 	if (bpf_link_get_info_by_fd(bpf_link__fd(link), &info, &info_len)) {
 		ret = fail("info", errno);
 		goto out;
@@ -109,13 +136,15 @@ int main(int argc, char **argv)
 	}
 	if (f)
 		fclose(f);
+read:
 	iter = bpf_iter_create(bpf_link__fd(link));
 	if (iter < 0) {
 		ret = fail("create", errno);
 		goto out;
 	}
-	while ((i = read(iter, buf, sizeof(buf))) > 0 || (i < 0 && errno == EAGAIN))
-		;
+	while ((i = read(iter, buf, bufsize)) > 0 || (i < 0 && errno == EAGAIN))
+		if (i > 0)
+			fwrite(buf, 1, i, stdout);
 	if (i < 0) {
 		ret = fail("read", errno);
 		goto out;

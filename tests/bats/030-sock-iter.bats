@@ -62,26 +62,88 @@ mode_cookies() {
 	done
 }
 
-@test "the walks cover listening, established, TIME_WAIT and UDP sockets, v4 and v6" {
-	run "$REAP" -j --mode chained --udp-unconnected list state all netns /run/netns/nsk-20
-	assert_success
-	for want in '"tcp" "listening"' '"tcp" "established"' '"tcp" "time-wait"' \
-		    '"udp" "established"' '"udp" "close"'; do
-		jq -r '.sockets[] | "\"\(.proto)\" \"\(.state)\""' <<< "$output" |
-			grep -qxF "$want" || fail "no $want socket in nsk-20"
+@test "the walks cover listening, established, TIME_WAIT, request and UDP sockets, v4 and v6" {
+	local ns m
+	for ns in nsk-3 nsk-20; do
+		for m in $MODES; do
+			run "$REAP" -j --mode "$m" --udp-unconnected list state all netns "/run/netns/$ns"
+			assert_success
+			for want in '"tcp" "listening"' '"tcp" "established"' '"tcp" "time-wait"' \
+				    '"tcp" "new-syn-recv"' '"udp" "established"' '"udp" "close"'; do
+				jq -r '.sockets[] | "\"\(.proto)\" \"\(.state)\""' <<< "$output" |
+					grep -qxF "$want" || fail "$m: no $want socket in $ns"
+			done
+			jq -r '.sockets[].family' <<< "$output" | sort -u | tr '\n' ' ' |
+				grep -q "inet inet6" || fail "$m: not both families in $ns"
+		done
 	done
-	jq -r '.sockets[].family' <<< "$output" | sort -u | tr '\n' ' ' | grep -q "inet inet6"
+	# The request socket is the server side of 127.0.0.1:8083, as in ss.
+	run ip netns exec nsk-20 ss -tanH state syn-recv sport :8083
+	assert_success
+	[ "$(wc -l <<< "$output")" -eq 1 ] || fail "ss: $output"
+}
+
+# dump_cookies MODE: "NETNS COOKIE" from the programs' own dump, read from
+# the iterator one byte at a time, so every socket (every namespace, in
+# the chained walk) is a separate read that stops and resumes the walk.
+dump_cookies() {
+	local m=$1 ns names
+	names=$("$REAP" -j netns | jq -r '.netns[] | select(.names[0] != null) |
+		select(.names[0] | test("^/run/netns/nsk-")) | "\(.cookie) \(.names[0])"')
+	case $m in
+	chained) "$ITERLINK" netns --dump --bufsize 1 ;;
+	global) "$ITERLINK" tcp --all --dump --bufsize 1
+		"$ITERLINK" udp --all --dump --bufsize 1 ;;
+	netns-arg)
+		for ns in $NS_LIST; do
+			"$ITERLINK" tcp --fd "/run/netns/$ns" --dump --bufsize 1
+			"$ITERLINK" udp --fd "/run/netns/$ns" --dump --bufsize 1
+		done ;;
+	setns)
+		for ns in $NS_LIST; do
+			ip netns exec "$ns" "$ITERLINK" tcp --dump --bufsize 1
+			ip netns exec "$ns" "$ITERLINK" udp --dump --bufsize 1
+		done ;;
+	esac | awk -v names="$names" '
+		BEGIN { n = split(names, l, "\n")
+			for (i = 1; i <= n; i++) { split(l[i], f, " "); name[f[1]] = f[2] } }
+		/^error / { print; next }
+		/^[0-9]+ [0-9]+ / && ($1 in name) { print name[$1], $2 }' | sort
+}
+
+@test "read one byte at a time, every mode dumps exactly what ss sees, each once" {
+	local want m got
+	want=$(ss_cookies)
+	for m in $MODES; do
+		got=$(dump_cookies "$m")
+		[ -z "$(uniq -d <<< "$got")" ] || fail "$m: sockets dumped twice: $(uniq -d <<< "$got" | head)"
+		[ "$got" = "$want" ] ||
+			fail "$m dump differs from ss: $(diff <(echo "$want") <(echo "$got") | grep '^[<>]' | head -n 8 | tr '\n' ';')"
+	done
+}
+
+# ss_to_x: the sockets ss shows connected to backend X, in every namespace.
+ss_to_x() {
+	local ns
+	for ns in $NS_LIST; do ip netns exec "$ns" ss -tuanH; done |
+		awk '$2 != "TIME-WAIT" &&
+		     $6 ~ /^(127\.0\.0\.1|\[::ffff:127\.0\.0\.1\]):(8080|5353)$/'
 }
 
 # reap_and_check MODE: kill backend X through MODE in a fresh world, then
-# every X socket fails with ECONNABORTED and every other socket is alive.
+# every X socket fails with ECONNABORTED and is gone from ss, and every
+# other socket is alive.
 reap_and_check() {
-	local m=$1 dir=$BATS_TEST_TMPDIR/w bad
+	local m=$1 dir=$BATS_TEST_TMPDIR/w bad before after
 	world_stop "$BATS_FILE_TMPDIR/w"
 	world_start "$dir" $NS_LIST
+	before=$(ss_to_x | wc -l)
 	run "$REAP" -j --mode "$m" kill dst 127.0.0.1:8080 dst 127.0.0.1:5353
+	after=$(ss_to_x)
 	world_check "$dir"
 	world_stop "$dir"
+	[ "$before" -eq $((32 * 4)) ] || fail "ss saw $before sockets to X before the kill"
+	[ -z "$after" ] || fail "$m: ss still shows sockets to X: $(head -n 4 <<< "$after")"
 	assert_success
 	[ "$(jq -r .mode <<< "$output")" = "$m" ] || fail "ran $(jq -r .mode <<< "$output")"
 	[ "$(jq .summary.destroyed <<< "$output")" -ge $((32 * 4)) ] ||

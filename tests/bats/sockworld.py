@@ -8,8 +8,11 @@ In each named namespace (/run/netns/NAME) it opens, from this one process
   backend X  = 127.0.0.1:8080 (TCP) and 127.0.0.1:5353 (UDP)
   backend Y  = [::1]:8081 (TCP, IPv6 only)
   other      = 127.0.0.2:8082 (TCP), which no test destroys
-  TCP: the three listeners; clients to X over IPv4 and IPv4-mapped IPv6, to
-       Y and to other, with their accepted peers; one TIME_WAIT socket
+  deferred   = 127.0.0.1:8083 (TCP, TCP_DEFER_ACCEPT), which no test destroys
+  TCP: the four listeners; clients to X over IPv4 and IPv4-mapped IPv6, to
+       Y and to other, with their accepted peers; one TIME_WAIT socket; a
+       client of deferred, whose data-less ACK the listener ignores, so its
+       server side stays a request socket (TCP_NEW_SYN_RECV, ss: SYN-RECV)
   UDP: an unconnected server on X, clients connected to X (IPv4 and
        IPv4-mapped IPv6) and to [::1]:5354, one unconnected bound socket
 It writes OUTDIR/world (one line per client socket: NETNS ROLE FD) and
@@ -60,7 +63,9 @@ def build(ns):
     lx = tcp_listen(socket.AF_INET6, "::", 8080)   # dual stack: X
     ly = tcp_listen(socket.AF_INET6, "::1", 8081, v6only=True)
     lo = tcp_listen(socket.AF_INET, "127.0.0.2", 8082)
-    held += [lx, ly, lo]
+    ld = tcp_listen(socket.AF_INET, "127.0.0.1", 8083)
+    ld.setsockopt(socket.IPPROTO_TCP, socket.TCP_DEFER_ACCEPT, 3600)
+    held += [lx, ly, lo, ld]
     for role, fam, addr, lst, port in (
             ("tcp-x-v4", socket.AF_INET, "127.0.0.1", lx, 8080),
             ("tcp-x-mapped", socket.AF_INET6, "::ffff:127.0.0.1", lx, 8080),
@@ -74,6 +79,9 @@ def build(ns):
     c.close()
     time.sleep(0.02)
     p.close()
+    c = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    c.connect(("127.0.0.1", 8083))
+    clients.append(("tcp-req", c))
     us = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
     us.bind(("::", 5353))                             # unconnected, on X
     held.append(us)
