@@ -5,10 +5,13 @@
 
 load helpers
 
+# 40 namespaces: 20 with shared tables, 20 with tables of their own.
+N=40
+
 setup_file() {
-	make_netns nsr 1 2
-	make_netns nsr 3 4 128
-	NS_LIST="nsr-1 nsr-2 nsr-3 nsr-4"
+	make_netns nsr 1 $((N / 2))
+	make_netns nsr $((N / 2 + 1)) "$N" 128
+	NS_LIST=$(seq -f 'nsr-%g' 1 "$N" | tr '\n' ' ')
 	export NS_LIST
 	world_start "$BATS_FILE_TMPDIR/w" $NS_LIST
 }
@@ -16,7 +19,10 @@ setup_file() {
 teardown_file() {
 	local i
 	world_stop "$BATS_FILE_TMPDIR/w"
-	for i in 1 2 3 4; do ip netns del "nsr-$i" 2>/dev/null; done
+	for i in $(seq 1 "$N"); do ip netns del "nsr-$i" 2>/dev/null; done
+	for i in $(ip netns list | sed -n 's/^\(vanish-[0-9]*\).*/\1/p'); do
+		ip netns del "$i"
+	done
 	umount /tmp/nsr-dir/pod 2>/dev/null
 	rm -rf /tmp/nsr-dir
 	return 0
@@ -47,33 +53,67 @@ matches() {
 	assert_line --regexp '^mode chained: [0-9]+ namespaces walked'
 }
 
+@test "every mode lists the same sockets, in all $N namespaces" {
+	local m first got
+	first=$("$REAP" -j --mode chained --udp-unconnected list state all |
+		jq -r '.sockets[] | select(.netns_name // "" | test("nsr-")) |
+			"\(.netns_cookie) \(.sock_cookie) \(.proto) \(.state) \(.local) \(.remote)"' | sort)
+	[ "$(cut -d' ' -f1 <<< "$first" | sort -u | wc -l)" -eq "$N" ] ||
+		fail "chained listed sockets in $(cut -d' ' -f1 <<< "$first" | sort -u | wc -l) namespaces"
+	for m in global netns-arg setns; do
+		got=$("$REAP" -j --mode "$m" --udp-unconnected list state all |
+			jq -r '.sockets[] | select(.netns_name // "" | test("nsr-")) |
+				"\(.netns_cookie) \(.sock_cookie) \(.proto) \(.state) \(.local) \(.remote)"' | sort)
+		[ "$got" = "$first" ] ||
+			fail "$m differs from chained: $(diff <(echo "$first") <(echo "$got") | grep '^[<>]' | head -n 6 | tr '\n' ';')"
+	done
+}
+
 @test "dst ADDR:PORT, repeated dst ORed, IPv4 matches IPv4-mapped sockets" {
 	local m
 	for m in chained global netns-arg setns; do
 		run matches --mode "$m" list dst 127.0.0.1:8080
-		[ "$(grep -c '^tcp 127.0.0.1:8080$' <<< "$output")" -eq 8 ] ||
+		[ "$(grep -c '^tcp 127.0.0.1:8080$' <<< "$output")" -eq $((N * 2)) ] ||
 			fail "$m: dst 127.0.0.1:8080 gave: $output"
 		run matches --mode "$m" list dst 127.0.0.1:8080 dst '[::1]:8081'
-		[ "$(wc -l <<< "$output")" -eq 12 ] || fail "$m: two dsts gave: $output"
+		[ "$(wc -l <<< "$output")" -eq $((N * 3)) ] || fail "$m: two dsts gave: $output"
 	done
 }
 
+# tw_to_x: how many TIME_WAIT sockets to port 8080 ss shows.
+tw_to_x() {
+	local ns
+	for ns in $NS_LIST; do
+		ip netns exec "$ns" ss -tanH state time-wait dport = :8080
+	done | grep -c . || true
+}
+
 @test "prefixes, ports, proto, state and netns filters combine with AND" {
-	local cookie
+	local cookie before after
 	run matches list dst 127.0.0.0/8
-	# Clients of X and of the other backend, their peers, and UDP to X.
-	[ "$(wc -l <<< "$output")" -eq 32 ] || fail "127/8: $output"
+	# Clients of X, of the other backend and of the deferred listener,
+	# their peers (one a request socket), and UDP to X.
+	[ "$(wc -l <<< "$output")" -eq $((N * 10)) ] || fail "127/8: $output"
 	run matches list dport 8082
-	assert_output "$(printf 'tcp 127.0.0.2:8082\n%.0s' 1 2 3 4 | sed '/^$/d')"
+	assert_output "$(for _ in $(seq 1 "$N"); do echo 'tcp 127.0.0.2:8082'; done)"
 	run matches list proto udp dst 127.0.0.1
-	[ "$(wc -l <<< "$output")" -eq 8 ] || fail "udp to 127.0.0.1: $output"
+	[ "$(wc -l <<< "$output")" -eq $((N * 2)) ] || fail "udp to 127.0.0.1: $output"
 	run matches list dst '[::1]/128' proto tcp
 	# Clients of Y and their peers.
-	[ "$(wc -l <<< "$output")" -eq 8 ] || fail "[::1]: $output"
+	[ "$(wc -l <<< "$output")" -eq $((N * 2)) ] || fail "[::1]: $output"
 	run matches list state listening
-	[ "$(wc -l <<< "$output")" -eq 12 ] || fail "listening: $output"
+	[ "$(wc -l <<< "$output")" -eq $((N * 4)) ] || fail "listening: $output"
+	run matches list state new-syn-recv
+	[ "$(wc -l <<< "$output")" -eq "$N" ] || fail "request sockets: $output"
+	# TIME_WAIT lasts 60 s and the world is older: compare with ss, whose
+	# count can only fall meanwhile.
+	before=$(tw_to_x)
 	run matches list state time-wait dport 8080
-	[ "$(wc -l <<< "$output")" -ge 4 ] || fail "time-wait: $output"
+	after=$(tw_to_x)
+	[ -z "$(grep -v '^tcp 127.0.0.1:8080$' <<< "$output")" ] || fail "time-wait: $output"
+	[ "$(grep -c . <<< "$output")" -le "$before" ] &&
+		[ "$(grep -c . <<< "$output")" -ge "$after" ] ||
+		fail "time-wait: ss saw $before then $after, netns-reap $(grep -c . <<< "$output")"
 	run matches list netns /run/netns/nsr-3 dport 8080
 	[ "$(wc -l <<< "$output")" -eq 2 ] || fail "netns path: $output"
 	cookie=$("$REAP" -j netns | jq -r '.netns[] | select(.names[0] == "/run/netns/nsr-2") | .cookie')
@@ -85,7 +125,7 @@ matches() {
 	run matches list proto udp sport 6000
 	assert_output ""
 	run matches --udp-unconnected list proto udp sport 6000 state all
-	[ "$(wc -l <<< "$output")" -eq 4 ] || fail "$output"
+	[ "$(wc -l <<< "$output")" -eq "$N" ] || fail "$output"
 }
 
 @test "kill --dry-run shows exactly what kill destroys" {
@@ -100,7 +140,7 @@ matches() {
 	world_stop "$dir"
 	[ -n "$dry" ] || fail "dry run matched nothing"
 	assert_equal "$killed" "$dry"
-	[ "$(grep -c ' ECONNABORTED$' "$dir/status")" -eq $((4 * 3)) ] ||
+	[ "$(grep -c ' ECONNABORTED$' "$dir/status")" -eq $((N * 3)) ] ||
 		fail "$(cat "$dir/status")"
 }
 
@@ -135,8 +175,28 @@ matches() {
 	assert_success
 	# Every setns() into a pod is followed by one back, and the last one
 	# returns to where the tool started.
-	[ "$(grep -c 'setns(' "$BATS_TEST_TMPDIR/trace")" -ge 8 ]
+	[ "$(grep -c 'setns(' "$BATS_TEST_TMPDIR/trace")" -ge $((N * 2)) ]
 	[ $(( $(grep -c 'setns(' "$BATS_TEST_TMPDIR/trace") % 2 )) -eq 0 ]
+}
+
+@test "namespaces that come and go mid-walk are walked or skipped, never fatal" {
+	local churn end m n=0 vanished=0
+	churn=$(churn_netns vanish)
+	end=$((SECONDS + 20))
+	while [ $SECONDS -lt $end ]; do
+		for m in chained global netns-arg setns; do
+			run "$REAP" -j --mode "$m" list dst 127.0.0.1:8080
+			if [ "$status" -ne 0 ] || ! jq -e '.summary.netns_walked > 0' <<< "$output" >/dev/null; then
+				churn_stop "$churn" vanish
+				fail "$m under churn: status $status: $output"
+			fi
+			vanished=$((vanished + $(jq .summary.netns_vanished <<< "$output")))
+			n=$((n + 1))
+		done
+	done
+	churn_stop "$churn" vanish
+	echo "# $n walks under churn, $vanished namespaces vanished" >&3
+	[ "$n" -ge 4 ]
 }
 
 @test "the demo runs end to end (make demo's scene, 10 pods)" {

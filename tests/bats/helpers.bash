@@ -83,3 +83,39 @@ world_stop() {
 	while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
 	rm -f "$dir/pid"
 }
+
+# churn_netns PREFIX: in the background, forever, add namespace PREFIX-N
+# with a TCP listener and client on 127.0.0.1:8080, a UDP client to
+# 127.0.0.1:5353 and two short-lived anonymous namespaces, then delete
+# PREFIX-(N-1).  Prints the loop's pid; stop it with churn_stop PID PREFIX.
+churn_netns() {
+	local prefix=$1
+	(
+		i=0
+		while :; do
+			i=$((i + 1))
+			ip netns add "$prefix-$i" || continue
+			ip -n "$prefix-$i" link set lo up || true
+			ip netns exec "$prefix-$i" socat TCP-LISTEN:8080,bind=127.0.0.1,reuseaddr,fork SYSTEM:'sleep 2' &
+			unshare -n sleep 0.4 &
+			unshare -n sleep 0.7 &
+			sleep 0.2
+			ip netns exec "$prefix-$i" socat -u TCP:127.0.0.1:8080 SYSTEM:'sleep 1' &
+			ip netns exec "$prefix-$i" socat -u UDP:127.0.0.1:5353 SYSTEM:'sleep 1' &
+			sleep 0.3
+			ip netns del "$prefix-$((i - 1))" 2>/dev/null || true
+		done
+	) >/dev/null 2>&1 3>&- &
+	echo $!
+}
+
+churn_stop() {
+	local i
+	kill "$1" 2>/dev/null
+	wait "$1" 2>/dev/null || true
+	pkill -f 'socat .*127.0.0.1:(8080|5353)' || true
+	for i in $(ip netns list | sed -n "s/^\($2-[0-9]*\).*/\1/p"); do
+		ip netns del "$i"
+	done
+	return 0
+}
