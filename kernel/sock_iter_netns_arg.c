@@ -53,14 +53,17 @@
  * programs only, and only for iterator programs, which run from read() with
  * no lock held.
  *
+ * Verifier.  next() is KF_ITER_RET_SCOPED: the verifier invalidates every
+ * copy of the socket it returned at the following next() or destroy(), so
+ * a program cannot touch a socket the iterator no longer holds.  The
+ * destroy path is bpf_iter_netns_sock_abort(), which acts on the iterator
+ * and so only ever on the socket it holds locked; bpf_sock_destroy(),
+ * which trusts its caller to hold the lock, net/core/filter.c keeps to
+ * iter/tcp and iter/udp.  The kfuncs are for sleepable iterator programs
+ * only, and the iterator must be destroyed (KF_ITER_NEW/DESTROY).
+ *
  * Limits.  A namespace created during a whole-host walk is walked only if
- * its id is above the last namespace whose own table the walk started.
- * The verifier does not tie the pointer next() returns to the following
- * next(): a program that keeps it reads a socket the iterator no longer
- * holds (a fault-safe, possibly stale load).  That is why the destroy path
- * is bpf_iter_netns_sock_abort(), which acts on the iterator and so only
- * ever on the socket it holds locked, and not bpf_sock_destroy() on the
- * pointer, which net/core/filter.c keeps to iter/tcp and iter/udp.  A
+ * its id is above the last namespace whose own table the walk started.  A
  * bucket that cannot be batched for lack of memory ends the walk early.
  */
 #include <linux/bpf.h>
@@ -509,7 +512,7 @@ __bpf_kfunc_end_defs();
 BTF_KFUNCS_START(netns_sock_kfunc_ids)
 BTF_ID_FLAGS(func, bpf_iter_netns_sock_new, KF_ITER_NEW | KF_SLEEPABLE)
 BTF_ID_FLAGS(func, bpf_iter_netns_sock_next,
-	     KF_ITER_NEXT | KF_RET_NULL | KF_SLEEPABLE)
+	     KF_ITER_NEXT | KF_RET_NULL | KF_ITER_RET_SCOPED | KF_SLEEPABLE)
 BTF_ID_FLAGS(func, bpf_iter_netns_sock_destroy, KF_ITER_DESTROY | KF_SLEEPABLE)
 BTF_ID_FLAGS(func, bpf_iter_netns_sock_abort, KF_SLEEPABLE)
 BTF_KFUNCS_END(netns_sock_kfunc_ids)

@@ -262,32 +262,30 @@ reap_and_check() {
 	assert_output --partial "initialized iter_netns_sock"
 }
 
+@test "verifier: a socket used after the following next() is rejected" {
+	run "$BPFTOOL" prog load "$OBJ/neg_sock_use_after_next.bpf.o" "$PIN-neg5"
+	assert_failure
+	assert_output --partial "invalid mem access 'scalar'"
+	assert_output --partial "the iterator's next call invalidated this pointer"
+}
+
+@test "verifier: a socket used after the iterator's destroy() is rejected" {
+	run "$BPFTOOL" prog load "$OBJ/neg_sock_use_after_destroy.bpf.o" "$PIN-neg6"
+	assert_failure
+	assert_output --partial "invalid mem access 'scalar'"
+	assert_output --partial "resource release invalidated this pointer"
+}
+
 @test "churn: the chained walk destroys while namespaces and sockets come and go" {
 	local churn end n=0
-	(
-		i=0
-		while :; do
-			i=$((i + 1))
-			ip netns add "churn-$i" || continue
-			ip -n "churn-$i" link set lo up || true
-			ip netns exec "churn-$i" socat TCP-LISTEN:8080,bind=127.0.0.1,reuseaddr,fork SYSTEM:'sleep 2' &
-			sleep 0.2
-			ip netns exec "churn-$i" socat -u TCP:127.0.0.1:8080 SYSTEM:'sleep 1' &
-			ip netns exec "churn-$i" socat -u UDP:127.0.0.1:5353 SYSTEM:'sleep 1' &
-			sleep 0.3
-			ip netns del "churn-$((i - 1))" 2>/dev/null || true
-		done
-	) 3>&- &
-	churn=$!
+	churn=$(churn_netns churn)
 	end=$((SECONDS + 12))
 	while [ $SECONDS -lt $end ]; do
 		"$REAP" --mode chained kill dst 127.0.0.1:8080 dst 127.0.0.1:5353 >/dev/null ||
-			{ kill $churn; fail "chained kill failed during churn"; }
+			{ churn_stop "$churn" churn; fail "chained kill failed during churn"; }
 		n=$((n + 1))
 	done
-	kill $churn
-	wait $churn 2>/dev/null || true
-	pkill -f 'socat .*127.0.0.1:(8080|5353)' || true
+	churn_stop "$churn" churn
 	echo "# $n chained kills under churn" >&3
 	[ "$n" -ge 3 ]
 }
