@@ -140,8 +140,10 @@ export NETNS_ITER_BUILD := $(BUILD)
 export BPFTOOL
 export BZIMAGE
 
+# Pods in the demo's scene.
+DEMO_PODS ?= 50
 demo: all
-	$(TOP)/tests/vm/run -- $(TOP)/scripts/demo.sh
+	$(TOP)/tests/vm/run -- env DEMO_PODS=$(DEMO_PODS) $(TOP)/scripts/demo.sh
 
 check: all
 	@$(TOP)/tests/run-all

@@ -21,6 +21,7 @@ pids=()
 # children outlive their parents, so kill by namespace, not by pid.
 cleanup() {
 	local p ino
+	exec 2>/dev/null	# no "Killed" notices for the scene's processes
 	for p in /proc/[0-9]*; do
 		ino=$(stat -L -c %i "$p/ns/net" 2>/dev/null) || continue
 		grep -qx "$ino" "$work/inodes" 2>/dev/null && kill -9 "${p#/proc/}" 2>/dev/null
@@ -37,21 +38,23 @@ trap cleanup EXIT
 
 bg() { "$@" & pids+=($!); }
 
-# Backends: three addresses on the backends namespace's loopback, each with
-# a TCP echo-ish server (it answers every line) and a UDP responder.
+# Backends: three addresses on the backends namespace's loopback, served
+# by one process: a TCP server on port 80 that answers every line, and a
+# UDP responder on port 53.
 ip netns add demo-backends
 stat -L -c %i /run/netns/demo-backends >> "$work/inodes"
 ip -n demo-backends link set lo up
 for b in 1 2 3; do
 	ip -n demo-backends addr add "10.0.0.$b/32" dev lo
-	bg ip netns exec demo-backends socat TCP-LISTEN:80,bind=10.0.0.$b,fork,reuseaddr EXEC:cat
-	bg ip netns exec demo-backends socat UDP-RECVFROM:53,bind=10.0.0.$b,fork EXEC:cat
 done
+bg ip netns exec demo-backends python3 "$top/scripts/demo-scene.py" serve 10.0.0.1 10.0.0.2 10.0.0.3
 
-# Pods: a namespace each, with a veth pair to the backends; a TCP and a
-# UDP client per backend send a line every 0.5 s and log the replies in
-# $work/pod-N-PROTO-B, and the error that ended them in ...err.
+# Pods: a namespace each, with a veth pair to the backends.  One process
+# then holds, in every pod, a TCP and a UDP client per backend, which send
+# a line every 0.5 s and log the replies in $work/pod-N-PROTO-B, and the
+# error that ended them in ...err.
 echo "== building the scene: $pods pods, 3 backends"
+paths=()
 for n in $(seq 1 "$pods"); do
 	ns=demo-pod$n
 	if [ $((n % 10)) = 0 ]; then
@@ -62,6 +65,7 @@ for n in $(seq 1 "$pods"); do
 		done
 		run=(nsenter -t "$holder" -n)
 		stat -L -c %i "/proc/$holder/ns/net" >> "$work/inodes"
+		paths+=("/proc/$holder/ns/net")
 	else
 		child=0
 		[ $((n % 2)) = 0 ] && child=256
@@ -69,6 +73,7 @@ for n in $(seq 1 "$pods"); do
 		ip netns add "$ns"
 		stat -L -c %i "/run/netns/$ns" >> "$work/inodes"
 		run=(ip netns exec "$ns")
+		paths+=("/run/netns/$ns")
 	fi
 	"${run[@]}" ip link set lo up
 	"${run[@]}" ip link add eth0 type veth peer name "p$n"
@@ -78,15 +83,18 @@ for n in $(seq 1 "$pods"); do
 	"${run[@]}" ip route add 10.0.0.0/24 via "10.1.$n.1"
 	ip -n demo-backends addr add "10.1.$n.1/24" dev "p$n"
 	ip -n demo-backends link set "p$n" up
-	for b in 1 2 3; do
-		bg "${run[@]}" socat -T 600 TCP:10.0.0.$b:80 \
-			SYSTEM:"while echo ping; do sleep 0.5; read -r l; echo \$l >> $work/pod-$n-tcp-$b; done" \
-			2>>"$work/pod-$n-tcp-$b.err"
-		bg "${run[@]}" socat -T 600 UDP:10.0.0.$b:53 \
-			SYSTEM:"while echo ping; do sleep 0.5; read -r l; echo \$l >> $work/pod-$n-udp-$b; done" \
-			2>>"$work/pod-$n-udp-$b.err"
-	done
 done
+for _ in $(seq 1 100); do
+	[ "$(ip netns exec demo-backends ss -tlnH 'sport = :80' | wc -l)" = 3 ] && break
+	sleep 0.1
+done
+bg python3 "$top/scripts/demo-scene.py" clients "$work" 10.0.0.1 10.0.0.2 10.0.0.3 -- "${paths[@]}"
+for _ in $(seq 1 600); do
+	[ -e "$work/ready" ] && break
+	kill -0 "${pids[-1]}" 2>/dev/null || { echo "Error: the demo's clients did not start" >&2; exit 1; }
+	sleep 0.1
+done
+[ -e "$work/ready" ] || { echo "Error: the demo's clients did not connect in 60 s" >&2; exit 1; }
 sysctl -qw net.ipv4.tcp_child_ehash_entries=0 net.ipv4.udp_child_hash_entries=0
 sleep 3
 

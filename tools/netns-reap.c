@@ -865,6 +865,7 @@ static void print_results(struct walk *w, enum mode m, bool kill,
 {
 	const struct reap_counts *c = &w->skel->bss->counts;
 	char local[64], remote[64];
+	int name_w = 4;		/* strlen("NAME") */
 	size_t i;
 
 	if (o.json) {
@@ -902,16 +903,23 @@ static void print_results(struct walk *w, enum mode m, bool kill,
 		       (unsigned long long)c->failed, elapsed * 1000);
 		return;
 	}
-	printf("%-8s %-16s %-5s %-24s %-24s %-12s %-10s %s\n", "NETNS", "NAME",
-	       "PROTO", "LOCAL", "REMOTE", "STATE", "COOKIE", "ACTION");
+	for (i = 0; i < n; i++) {
+		const char *name = netns_name(recs[i].netns_cookie);
+
+		if (name && (int)strlen(name) > name_w)
+			name_w = strlen(name);
+	}
+	printf("%-8s %-*s %-5s %-24s %-24s %-12s %-10s %s\n", "NETNS",
+	       name_w, "NAME", "PROTO", "LOCAL", "REMOTE", "STATE", "COOKIE",
+	       "ACTION");
 	for (i = 0; i < n; i++) {
 		const struct reap_rec *r = &recs[i];
 		const char *name = netns_name(r->netns_cookie);
 
 		fmt_addr(local, sizeof(local), r->saddr, r->sport);
 		fmt_addr(remote, sizeof(remote), r->daddr, r->dport);
-		printf("%-8llu %-16s %-5s %-24s %-24s %-12s %-10llu %s",
-		       (unsigned long long)r->netns_cookie, name ?: "-",
+		printf("%-8llu %-*s %-5s %-24s %-24s %-12s %-10llu %s",
+		       (unsigned long long)r->netns_cookie, name_w, name ?: "-",
 		       r->proto == IPPROTO_TCP ? "tcp" : "udp", local, remote,
 		       state_name(r->state), (unsigned long long)r->sock_cookie,
 		       action_name(r, kill));

@@ -144,6 +144,44 @@ tw_to_x() {
 		fail "$(cat "$dir/status")"
 }
 
+# ss_peers REGEX: the non-TIME_WAIT sockets ss shows whose peer matches.
+ss_peers() {
+	local ns
+	for ns in $NS_LIST; do ip netns exec "$ns" ss -tuanH; done |
+		awk -v re="$1" '$2 != "TIME-WAIT" && $6 ~ re'
+}
+
+@test "kill in every mode destroys exactly what it matched, by effect and by ss" {
+	local dir=$BATS_TEST_TMPDIR/w spec m dst re per left
+	world_stop "$BATS_FILE_TMPDIR/w"
+	world_start "$dir" $NS_LIST
+	# MODE DST PEER-REGEX SOCKETS-PER-NETNS: one backend per mode.
+	for spec in 'chained 127.0.0.1:8080 ^(127\.0\.0\.1|\[::ffff:127\.0\.0\.1\]):8080$ 2' \
+		    'global 127.0.0.1:5353 ^(127\.0\.0\.1|\[::ffff:127\.0\.0\.1\]):5353$ 2' \
+		    'netns-arg [::1]:8081 ^\[::1\]:8081$ 1' \
+		    'setns [::1]:5354 ^\[::1\]:5354$ 1'; do
+		read -r m dst re per <<< "$spec"
+		[ "$(ss_peers "$re" | wc -l)" -eq $((N * per)) ] || fail "$m: ss before: $(ss_peers "$re" | head -n 3)"
+		run "$REAP" -j --mode "$m" kill dst "$dst"
+		assert_success
+		[ "$(jq -r .mode <<< "$output")" = "$m" ] || fail "$m: ran $(jq -r .mode <<< "$output")"
+		[ "$(jq '[.sockets[] | select(.netns_name // "" | test("nsr-"))] | length' <<< "$output")" -eq $((N * per)) ] ||
+			fail "$m: matched $(jq .summary.matched <<< "$output") for dst $dst"
+		jq -e '.summary.destroyed == .summary.matched and .summary.failed == 0' <<< "$output" >/dev/null ||
+			fail "$m: $(jq -c .summary <<< "$output")"
+		left=$(ss_peers "$re")
+		[ -z "$left" ] || fail "$m: ss still shows: $(head -n 3 <<< "$left")"
+	done
+	world_check "$dir"
+	world_stop "$dir"
+	left=$(grep -E ' (tcp-x-v4|tcp-x-mapped|udp-x-v4|udp-x-mapped|tcp-y-v6|udp-y-v6) ' "$dir/status" |
+		grep -v ' ECONNABORTED$' || true)
+	[ -z "$left" ] || fail "not destroyed: $(head -n 4 <<< "$left")"
+	left=$(grep -E ' (tcp-other|tcp-req|udp-unconnected) ' "$dir/status" | grep -v ' alive$' || true)
+	[ -z "$left" ] || fail "hurt: $(head -n 4 <<< "$left")"
+	[ "$(grep -c ' ECONNABORTED$' "$dir/status")" -eq $((N * 6)) ]
+}
+
 @test "netns: cookie, inode, names from /run/netns and --netns-dir, socket counts" {
 	local line
 	mkdir -p /tmp/nsr-dir
@@ -199,9 +237,10 @@ tw_to_x() {
 	[ "$n" -ge 4 ]
 }
 
-@test "the demo runs end to end (make demo's scene, 10 pods)" {
-	DEMO_PODS=10 run "$TOP/scripts/demo.sh" 3>&-
+@test "make demo's scene runs end to end: 50 pods" {
+	run "$TOP/scripts/demo.sh" 3>&-
 	assert_success
-	assert_line "clients of 10.0.0.2 that saw ECONNABORTED: 20 of 20"
-	assert_line --regexp '^clients of 10.0.0.1 and 10.0.0.3 with an error: 0 of 40; replies they got in the 3 s after the kill: [1-9][0-9]*$'
+	assert_line "clients of 10.0.0.2 that saw ECONNABORTED: 100 of 100"
+	assert_line --regexp '^clients of 10.0.0.1 and 10.0.0.3 with an error: 0 of 200; replies they got in the 3 s after the kill: [1-9][0-9]*$'
+	assert_line --regexp '^mode chained: [0-9]+ namespaces walked \(0 vanished\), [0-9]+ sockets seen, 100 matched, 100 destroyed, 0 failed'
 }
