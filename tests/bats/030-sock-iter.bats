@@ -187,6 +187,40 @@ reap_and_check() {
 	assert_line "fdinfo netns:	all"
 }
 
+@test "bpftool: iter pin takes a netns, link show prints it" {
+	local cookie
+	cookie=$("$REAP" -j netns | jq -r '.netns[] | select(.names[0] == "/run/netns/nsk-6") | .cookie')
+	rm -f "$PIN-pin-fd" "$PIN-pin-cookie" "$PIN-pin-all"
+	run "$BPFTOOL" iter pin "$OBJ/reap.bpf.o" "$PIN-pin-fd" netns /run/netns/nsk-6
+	assert_success
+	run "$BPFTOOL" iter pin "$OBJ/reap.bpf.o" "$PIN-pin-cookie" netns cookie "$cookie"
+	assert_success
+	run "$BPFTOOL" iter pin "$OBJ/reap.bpf.o" "$PIN-pin-all" netns all
+	assert_success
+	run "$BPFTOOL" -j link show
+	rm -f "$PIN-pin-fd" "$PIN-pin-cookie" "$PIN-pin-all"
+	[ "$(jq "[.[] | select(.target_name == \"tcp\" and .netns_cookie == $cookie)] | length" <<< "$output")" -eq 2 ] ||
+		fail "link show -j: $output"
+	[ "$(jq '[.[] | select(.target_name == "tcp" and .all_netns == true)] | length' <<< "$output")" -eq 1 ] ||
+		fail "link show -j: $output"
+	run "$BPFTOOL" iter pin "$OBJ/reap.bpf.o" "$PIN-pin-bad" netns cookie 12x
+	assert_failure
+	assert_output --partial "can't parse netns cookie 12x"
+	run "$BPFTOOL" iter pin "$OBJ/reap.bpf.o" "$PIN-pin-bad" netns /nonexistent
+	assert_failure
+	assert_output --partial "can't open netns /nonexistent"
+}
+
+@test "bpftool: link show prints the netns of a socket iterator link" {
+	local cookie
+	cookie=$("$REAP" -j netns | jq -r '.netns[] | select(.names[0] == "/run/netns/nsk-6") | .cookie')
+	rm -f "$PIN-pin-fd"
+	"$BPFTOOL" iter pin "$OBJ/reap.bpf.o" "$PIN-pin-fd" netns /run/netns/nsk-6
+	run "$BPFTOOL" link show
+	rm -f "$PIN-pin-fd"
+	assert_output --regexp "target_name tcp  netns_cookie $cookie"
+}
+
 @test "both fd and cookie, unknown flags, all with a netns: EINVAL" {
 	run "$ITERLINK" tcp --fd /run/netns/nsk-5 --cookie 1
 	assert_output "error attach EINVAL"
