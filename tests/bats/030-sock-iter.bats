@@ -124,10 +124,7 @@ dump_cookies() {
 
 # ss_to_x: the sockets ss shows connected to backend X, in every namespace.
 ss_to_x() {
-	local ns
-	for ns in $NS_LIST; do ip netns exec "$ns" ss -tuanH; done |
-		awk '$2 != "TIME-WAIT" &&
-		     $6 ~ /^(127\.0\.0\.1|\[::ffff:127\.0\.0\.1\]):(8080|5353)$/'
+	ss_peers '^(127\.0\.0\.1|\[::ffff:127\.0\.0\.1\]):(8080|5353)$'
 }
 
 # reap_and_check MODE: kill backend X through MODE in a fresh world, then
@@ -173,7 +170,7 @@ reap_and_check() {
 
 @test "netns argument by fd and by cookie: the link reports it" {
 	local cookie
-	cookie=$("$REAP" -j netns | jq -r '.netns[] | select(.names[0] == "/run/netns/nsk-5") | .cookie')
+	cookie=$(netns_cookie nsk-5)
 	run "$ITERLINK" tcp --fd /run/netns/nsk-5
 	assert_success
 	assert_line "link netns_cookie=$cookie flags=0"
@@ -189,7 +186,7 @@ reap_and_check() {
 
 @test "bpftool: iter pin takes a netns, link show prints it" {
 	local cookie
-	cookie=$("$REAP" -j netns | jq -r '.netns[] | select(.names[0] == "/run/netns/nsk-6") | .cookie')
+	cookie=$(netns_cookie nsk-6)
 	rm -f "$PIN-pin-fd" "$PIN-pin-cookie" "$PIN-pin-all"
 	run "$BPFTOOL" iter pin "$OBJ/reap.bpf.o" "$PIN-pin-fd" netns /run/netns/nsk-6
 	assert_success
@@ -213,7 +210,7 @@ reap_and_check() {
 
 @test "bpftool: link show prints the netns of a socket iterator link" {
 	local cookie
-	cookie=$("$REAP" -j netns | jq -r '.netns[] | select(.names[0] == "/run/netns/nsk-6") | .cookie')
+	cookie=$(netns_cookie nsk-6)
 	rm -f "$PIN-pin-fd"
 	"$BPFTOOL" iter pin "$OBJ/reap.bpf.o" "$PIN-pin-fd" netns /run/netns/nsk-6
 	run "$BPFTOOL" link show
@@ -235,7 +232,7 @@ reap_and_check() {
 @test "a stale cookie, and a namespace that died under a link: ENOENT" {
 	local cookie
 	ip netns add nsk-gone
-	cookie=$("$REAP" -j netns | jq -r '.netns[] | select(.names[0] == "/run/netns/nsk-gone") | .cookie')
+	cookie=$(netns_cookie nsk-gone)
 	ip netns del nsk-gone
 	for _ in $(seq 1 50); do
 		run "$ITERLINK" tcp --cookie "$cookie"

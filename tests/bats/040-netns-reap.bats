@@ -116,7 +116,7 @@ tw_to_x() {
 		fail "time-wait: ss saw $before then $after, netns-reap $(grep -c . <<< "$output")"
 	run matches list netns /run/netns/nsr-3 dport 8080
 	[ "$(wc -l <<< "$output")" -eq 2 ] || fail "netns path: $output"
-	cookie=$("$REAP" -j netns | jq -r '.netns[] | select(.names[0] == "/run/netns/nsr-2") | .cookie')
+	cookie=$(netns_cookie nsr-2)
 	run matches --mode global list netns "$cookie" dport 8080
 	[ "$(wc -l <<< "$output")" -eq 2 ] || fail "netns cookie: $output"
 }
@@ -142,13 +142,6 @@ tw_to_x() {
 	assert_equal "$killed" "$dry"
 	[ "$(grep -c ' ECONNABORTED$' "$dir/status")" -eq $((N * 3)) ] ||
 		fail "$(cat "$dir/status")"
-}
-
-# ss_peers REGEX: the non-TIME_WAIT sockets ss shows whose peer matches.
-ss_peers() {
-	local ns
-	for ns in $NS_LIST; do ip netns exec "$ns" ss -tuanH; done |
-		awk -v re="$1" '$2 != "TIME-WAIT" && $6 ~ re'
 }
 
 @test "kill in every mode destroys exactly what it matched, by effect and by ss" {

@@ -33,6 +33,19 @@ visible_netns_inodes() {
 REAP=$BUILD/bin/netns-reap
 ITERLINK=$BUILD/bin/iterlink
 
+# netns_cookie NAME: the cookie of /run/netns/NAME, as netns-reap reports it.
+netns_cookie() {
+	"$REAP" -j netns | jq -r --arg p "/run/netns/$1" '.netns[] | select(.names[0] == $p) | .cookie'
+}
+
+# ss_peers REGEX: the non-TIME_WAIT sockets ss shows, in every namespace of
+# $NS_LIST, whose peer address matches REGEX.
+ss_peers() {
+	local ns
+	for ns in $NS_LIST; do ip netns exec "$ns" ss -tuanH; done |
+		awk -v re="$1" '$2 != "TIME-WAIT" && $6 ~ re'
+}
+
 # make_netns PREFIX FIRST LAST [CHILD_ENTRIES]: named namespaces with
 # shared tables, or with tables of their own when CHILD_ENTRIES is given.
 make_netns() {
