@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Network namespace parameter of the tcp and udp BPF iterators.
+ * Network namespace parameter of the tcp and udp BPF iterators, and an
+ * open-coded iterator over the sockets of one network namespace.
  *
  * Semantics.  union bpf_iter_link_info.sock selects what an iter/tcp or
  * iter/udp link walks:
