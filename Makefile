@@ -4,6 +4,8 @@
 #   make demo      boot the guest and run the built-in scenario
 #   make check     host tests, then the bats suite inside the guest
 #   make bench     the benchmark matrix: results/, docs/BENCHMARKS.md
+#   make patches   the upstream series and cover letter in build/patches
+#   make patches-check  apply the series one patch at a time and build it
 #   make kernel    only (re)build the patched kernel
 #   make help      everything else
 #
@@ -56,7 +58,8 @@ USER_LDLIBS := $(LIBBPF_A) -lelf -lz
 
 VERSION := $(shell git -C $(TOP) describe --always --dirty 2>/dev/null || echo unknown)
 
-.PHONY: all help deps tree config kernel tools progs demo check bench bench-smoke clean distclean
+.PHONY: all help deps tree config kernel tools progs demo check bench bench-smoke \
+	patches patches-check clean distclean
 
 # Each stage is a make of its own, so that later stages see what the earlier
 # ones produced; kbuild, libbpf and bpftool rebuild only what changed.
@@ -66,7 +69,7 @@ all:
 	@$(MAKE) --no-print-directory progs
 
 help:
-	@sed -n '2,12s/^# \{0,1\}//p' $(TOP)/Makefile
+	@sed -n '2,14s/^# \{0,1\}//p' $(TOP)/Makefile
 
 deps:
 	@$(TOP)/scripts/install-deps.sh
@@ -145,8 +148,19 @@ DEMO_PODS ?= 50
 demo: all
 	$(TOP)/tests/vm/run -- env DEMO_PODS=$(DEMO_PODS) $(TOP)/scripts/demo.sh
 
-check: all
+check: all patches-check
 	@$(TOP)/tests/run-all
+
+# The upstream series: git format-patch against the pristine tree, one
+# patch per line of kernel/series/series, checked with checkpatch.pl.
+PATCHES ?= $(BUILD)/patches
+patches: tree
+	@$(TOP)/scripts/mkseries.sh $(SRC) $(PATCHES)
+
+# Each patch applied in turn to a worktree of the pristine tree, the
+# objects it touches compiled, the whole kernel built at the end.
+patches-check: patches config
+	@$(TOP)/scripts/patches-check.sh $(SRC) $(PATCHES) $(BUILD)/patches-check $(KBUILD)/.config
 
 # The full matrix in the guest, then CSV, plots and docs/BENCHMARKS.md.
 RESULTS ?= $(TOP)/results

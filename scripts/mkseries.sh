@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# Emit the upstream patch series.
+#
+#   mkseries.sh TREE OUT
+#
+# TREE is the kernel tree scripts/prepare-tree.sh keeps (its "pristine" tag
+# is the unpatched source).  The patches are built as commits on top of
+# pristine, one per line of kernel/series/series, in a private index (the
+# work tree is not touched), then written to OUT by git format-patch with
+# a cover letter made from kernel/series/cover-letter.txt.  Every patch is
+# run through checkpatch.pl --strict: any ERROR or WARNING, or a CHECK that
+# kernel/series/checkpatch-checks does not justify, fails the run.
+set -euo pipefail
+
+tree=${1:?usage: mkseries.sh TREE OUT}
+out=${2:?usage: mkseries.sh TREE OUT}
+top=$(cd "$(dirname "$0")/.." && pwd)
+sdir=$top/kernel/series
+tree=$(cd "$tree" && pwd)
+die() { echo "Error: $*" >&2; exit 1; }
+
+git -C "$tree" rev-parse -q --verify refs/tags/pristine >/dev/null ||
+	die "$tree has no pristine tag; run 'make tree' first"
+name=$(git -C "$top" config user.name || true)
+email=$(git -C "$top" config user.email || true)
+[ -n "$name" ] && [ -n "$email" ] ||
+	die "git user.name and user.email are not set; the patches need an author and a Signed-off-by (git config user.name 'Your Name'; git config user.email you@example.org)"
+# The project's last commit dates the patches, so the output is reproducible.
+date=$(git -C "$top" log -1 --format=%aD 2>/dev/null || date -R)
+export GIT_AUTHOR_NAME=$name GIT_AUTHOR_EMAIL=$email GIT_AUTHOR_DATE=$date
+export GIT_COMMITTER_NAME=$name GIT_COMMITTER_EMAIL=$email GIT_COMMITTER_DATE=$date
+git=(git -C "$tree" -c core.autocrlf=false -c gc.auto=0)
+
+declare -A dest used
+while read -r src dst; do
+	case "$src" in ''|'#'*) continue ;; esac
+	dest[$src]=$dst
+done < "$top/kernel/FILES"
+
+work=$(mktemp -d /tmp/netns-iter-series.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+export GIT_INDEX_FILE=$work/index
+"${git[@]}" read-tree pristine
+
+add_file() { # SOURCE-IN-kernel/ CONTENT-FILE
+	local blob
+	blob=$("${git[@]}" hash-object -w "$2")
+	"${git[@]}" update-index --add --cacheinfo "100644,$blob,${dest[$1]}"
+}
+
+parent=$("${git[@]}" rev-parse pristine^{commit})
+n=0
+while read -r msg parts; do
+	case "$msg" in ''|'#'*) continue ;; esac
+	[ -f "$sdir/$msg" ] || die "kernel/series/series: no message file $msg"
+	n=$((n + 1))
+	for part in $parts; do
+		if [ -f "$top/kernel/patches/$part" ]; then
+			"${git[@]}" apply --cached --whitespace=nowarn "$top/kernel/patches/$part" ||
+				die "kernel/patches/$part does not apply at patch $n ($msg)"
+			used[$part]=1
+		elif [[ $part == *:* ]]; then
+			src=${part%%:*} diff=${part#*:}
+			[ -n "${dest[$src]:-}" ] || die "kernel/series/series: $src is not in kernel/FILES"
+			cp "$top/kernel/$src" "$work/part"
+			patch -s -R -F0 --no-backup-if-mismatch -r - "$work/part" "$sdir/$diff" >/dev/null ||
+				die "kernel/series/$diff no longer comes out of kernel/$src; make the diff again from the earlier version of the file"
+			add_file "$src" "$work/part"
+		elif [ -n "${dest[$part]:-}" ]; then
+			add_file "$part" "$top/kernel/$part"
+			used[$part]=1
+		else
+			die "kernel/series/series: $part is neither in kernel/patches nor in kernel/FILES"
+		fi
+	done
+	t=$("${git[@]}" write-tree)
+	parent=$({ cat "$sdir/$msg"; printf '\nSigned-off-by: %s <%s>\n' "$name" "$email"; } |
+		"${git[@]}" commit-tree "$t" -p "$parent")
+done < "$sdir/series"
+
+# The series must add up to the tree every build uses.
+for p in "$top"/kernel/patches/*.patch; do
+	[ -n "${used[$(basename "$p")]:-}" ] || die "kernel/patches/$(basename "$p") is in no patch of kernel/series/series"
+done
+for src in "${!dest[@]}"; do
+	[ -n "${used[$src]:-}" ] || die "kernel/$src is in no patch of kernel/series/series"
+done
+want=$(cat "$tree/.git/netns-iter-wanted" 2>/dev/null || true)
+[ "$("${git[@]}" rev-parse "$parent^{tree}")" = "$want" ] ||
+	die "the series does not end at the tree 'make tree' builds; run 'make tree' and check kernel/series/series"
+"${git[@]}" update-ref refs/heads/netns-iter-series "$parent"
+unset GIT_INDEX_FILE
+
+rm -rf "$out"
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+"${git[@]}" format-patch -q -o "$out" --cover-letter --subject-prefix='PATCH bpf-next' \
+	pristine..netns-iter-series
+
+# checkpatch, with the justified CHECKs taken out.
+report=$work/checkpatch
+fail=0
+for p in "$out"/0*.patch; do
+	num=$(basename "$p" | cut -c1-4)
+	[ "$num" = 0000 ] && continue
+	(cd "$tree" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict --showfile "$p") > "$work/cp" 2>&1 || true
+	sum=$(grep -E '^total: ' "$work/cp" | tail -n1)
+	printf '%s\t%s\n' "$((10#$num))" "$sum" >> "$report"
+	while IFS= read -r line; do
+		case "$line" in *': ERROR: '*|*': WARNING: '*) ;;
+		*': CHECK: '*)
+			ok=0
+			while IFS=$'\t' read -r pn text _; do
+				case "$pn" in ''|'#'*) continue ;; esac
+				[ "$pn" = "$((10#$num))" ] && [[ $line == *"$text"* ]] && ok=1
+			done < "$sdir/checkpatch-checks"
+			[ $ok = 1 ] && continue ;;
+		*) continue ;;
+		esac
+		echo "$(basename "$p"): $line" >&2
+		fail=1
+	done < "$work/cp"
+done
+[ $fail = 0 ] || die "checkpatch.pl --strict: the issues above are not justified in kernel/series/checkpatch-checks"
+
+# Cover letter: subject and body from cover-letter.txt, with the benchmark
+# table (walk, S = 10) from docs/BENCHMARKS.md and the checkpatch results.
+bench=$(awk -F' *\\| *' '
+	/^## / { walk = ($0 == "## walk") }
+	walk && NF > 10 && $4 == 10 {
+		k = $2 " " $3
+		if (!(k in seen)) { seen[k] = 1; keys[nk++] = k }
+		cell[k, $5] = sprintf("%.1f (%.2fx)", $6, $9)
+	}
+	END {
+		split("setns netns-arg chained global sock_diag", d, " ")
+		printf "  %-6s %4s %17s %17s %17s %17s %17s\n", "tables", "M", d[1], d[2], d[3], "whole-host", d[5]
+		for (i = 0; i < nk; i++) {
+			split(keys[i], kk, " ")
+			printf "  %-6s %4s", kk[1], kk[2]
+			for (j = 1; j <= 5; j++) printf " %17s", cell[keys[i], d[j]]
+			printf "\n"
+		}
+	}' "$top/docs/BENCHMARKS.md")
+[ -n "$bench" ] || die "docs/BENCHMARKS.md has no walk table; run 'make bench'"
+checks=$(awk -F'\t' '{ printf "  %d/%d: %s\n", $1, total, $2 }' total="$n" "$report"
+	 echo
+	 while IFS=$'\t' read -r pn text why; do
+		case "$pn" in ''|'#'*) continue ;; esac
+		printf 'Patch %s, "%s": %s\n' "$pn" "$text" "$why" | fmt -w 70 | sed 's/^/  /'
+	 done < "$sdir/checkpatch-checks")
+base="$(cat "$tree/.git/netns-iter-source" 2>/dev/null || echo "the pristine tree") (Linux $(make -s -C "$tree" kernelversion 2>/dev/null))"
+cover=$(ls "$out"/0000-cover-letter.patch)
+subject=$(head -n1 "$sdir/cover-letter.txt")
+BENCH=$bench CHECKPATCH=$checks BASE=$base SUBJECT=$subject \
+BODY=$(tail -n +3 "$sdir/cover-letter.txt") python3 - "$cover" <<'EOF'
+import os, sys
+path = sys.argv[1]
+body = os.environ['BODY']
+for key in ('BENCH', 'CHECKPATCH', 'BASE'):
+    body = body.replace('@%s@' % key, os.environ[key])
+text = open(path).read()
+text = text.replace('*** SUBJECT HERE ***', os.environ['SUBJECT'])
+text = text.replace('*** BLURB HERE ***', body)
+open(path, 'w').write(text)
+EOF
+echo "Series: $n patches and a cover letter in $out"
+awk -F'\t' '{ printf "  %d/%d checkpatch --strict: %s\n", $1, n, $2 }' n="$n" "$report"

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Apply the series to the pristine tree one patch at a time and build it.
+#
+#   patches-check.sh TREE PATCHES WORK CONFIG
+#
+# TREE is the kernel tree with the "pristine" tag, PATCHES the output of
+# mkseries.sh, WORK a directory kept between runs (a git worktree of TREE
+# and an O= build directory, so a rerun rebuilds only what changed),
+# CONFIG the .config to build with.  After each patch is applied with
+# git am, the kernel objects of the C files it touches are compiled, and
+# bpftool if it touches bpftool; reStructuredText it touches is parsed;
+# MAINTAINERS patterns are checked.  After the last patch the whole kernel
+# is built.  Prints the source tree and build directory on success.
+set -euo pipefail
+
+tree=${1:?usage: patches-check.sh TREE PATCHES WORK CONFIG}
+patches=${2:?usage: patches-check.sh TREE PATCHES WORK CONFIG}
+work=${3:?usage: patches-check.sh TREE PATCHES WORK CONFIG}
+config=${4:?usage: patches-check.sh TREE PATCHES WORK CONFIG}
+jobs=${JOBS:-$(nproc)}
+die() { echo "Error: $*" >&2; exit 1; }
+
+ls "$patches"/0*.patch >/dev/null 2>&1 || die "no patches in $patches; run 'make patches' first"
+[ -f "$config" ] || die "no kernel config at $config; run 'make config' first"
+mkdir -p "$work"
+tree=$(cd "$tree" && pwd) patches=$(cd "$patches" && pwd) work=$(cd "$work" && pwd)
+wt=$work/src kbuild=$work/kbuild
+git=(git -C "$wt" -c user.name=netns-iter -c user.email=netns-iter@localhost -c gc.auto=0)
+
+if [ ! -e "$wt/.git" ]; then
+	git -C "$tree" worktree prune
+	git -C "$tree" worktree add -q --detach "$wt" pristine
+fi
+"${git[@]}" am --abort >/dev/null 2>&1 || true
+"${git[@]}" checkout -q -f --detach pristine
+"${git[@]}" clean -q -fdx
+mkdir -p "$kbuild"
+cmp -s "$config" "$kbuild/.config" || cp "$config" "$kbuild/.config"
+kmake=(make -s -C "$wt" O="$kbuild" ARCH=x86_64 -j"$jobs")
+"${kmake[@]}" olddefconfig
+
+rst_check() { # FILE
+	/usr/bin/python3 - "$1" <<'EOF'
+import sys, io, docutils.core, docutils.utils
+err = io.StringIO()
+src = open(sys.argv[1]).read()
+docutils.core.publish_doctree(src, source_path=sys.argv[1], settings_overrides={
+    'report_level': 2, 'halt_level': 5, 'warning_stream': err})
+bad = [l for l in err.getvalue().splitlines()
+       if ('(WARNING/' in l or '(ERROR/' in l or '(SEVERE/' in l)
+       and 'Unknown interpreted text role' not in l
+       and 'Unknown directive type' not in l]
+if bad:
+    print('\n'.join(bad))
+    sys.exit(1)
+EOF
+}
+
+n=0
+total=$(ls "$patches"/0*.patch | grep -vc '/0000-')
+for p in "$patches"/0*.patch; do
+	case "$(basename "$p")" in 0000-*) continue ;; esac
+	n=$((n + 1))
+	"${git[@]}" am -q --keep-cr "$p" || die "patch $n/$total ($(basename "$p")) does not apply"
+	subject=$("${git[@]}" log -1 --format=%s)
+	objs=() bpftool=0 what=()
+	while read -r f; do
+		[ -e "$wt/$f" ] || continue
+		case "$f" in
+		tools/bpf/bpftool/*.c) bpftool=1 ;;
+		tools/*) ;;
+		*.c) objs+=("${f%.c}.o") ;;
+		*.rst)
+			rst_check "$wt/$f" || die "patch $n/$total ($subject): $f does not parse"
+			what+=("$f parsed") ;;
+		MAINTAINERS)
+			(cd "$wt" && PATH=/usr/bin:$PATH perl scripts/get_maintainer.pl --self-test=patterns) >"$work/maint" 2>&1 || true
+			if grep -q 'netns_iter\|sock_iter_netns' "$work/maint"; then
+				cat "$work/maint" >&2
+				die "patch $n/$total ($subject): a MAINTAINERS pattern it adds matches no file"
+			fi
+			what+=("MAINTAINERS patterns match") ;;
+		esac
+	done < <("${git[@]}" diff --name-only HEAD~1 HEAD)
+	if [ ${#objs[@]} -gt 0 ]; then
+		"${kmake[@]}" "${objs[@]}" || die "patch $n/$total ($subject): ${objs[*]} do not build"
+		what+=("${objs[@]}")
+	fi
+	if [ $bpftool = 1 ]; then
+		mkdir -p "$work/bpftool"
+		make -s -C "$wt/tools/bpf/bpftool" OUTPUT="$work/bpftool/" -j"$jobs" \
+			SKIP_LLVM=1 SKIP_LIBBFD=1 CLANG="${CLANG:-clang-16}" >"$work/bpftool.log" 2>&1 || {
+			cat "$work/bpftool.log" >&2
+			die "patch $n/$total ($subject): bpftool does not build"
+		}
+		what+=("bpftool")
+	fi
+	echo "  $n/$total $subject: ${what[*]:-nothing to compile}"
+done
+"${kmake[@]}" bzImage || die "the kernel does not build at the end of the series"
+echo "  $n/$total: the kernel builds ($kbuild/arch/x86/boot/bzImage)"
