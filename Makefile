@@ -67,6 +67,7 @@ all:
 	@$(MAKE) --no-print-directory kernel
 	@$(MAKE) --no-print-directory tools
 	@$(MAKE) --no-print-directory progs
+	@$(MAKE) --no-print-directory selftests
 
 help:
 	@sed -n '2,14s/^# \{0,1\}//p' $(TOP)/Makefile
@@ -182,3 +183,5 @@ clean:
 
 distclean:
 	rm -rf $(BUILD)
+
+include $(TOP)/tests/selftests.mk

@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <test_progs.h>
+#include "network_helpers.h"
+#include "netns_iter.skel.h"
+
+#ifndef SO_NETNS_COOKIE
+#define SO_NETNS_COOKIE 71
+#endif
+
+#define NS_A "netns_iter_a"
+#define NS_B "netns_iter_b"
+#define MAX_RECS 4096
+#define NR_SOCKS 6
+
+/* What the programs write per object, see progs/netns_iter.c. */
+struct iter_out {
+	__u64 netns_cookie;
+	__u64 sock_cookie;
+};
+
+static struct iter_out recs[MAX_RECS];
+
+/* A fresh namespace, entered, and the sockets opened in it. */
+struct ns_socks {
+	struct netns_obj *ns;
+	__u64 cookie;
+	int fds[NR_SOCKS];
+	__u64 sk_cookies[NR_SOCKS];
+	int nr;
+};
+
+static __u64 sock_cookie(int fd, int optname)
+{
+	socklen_t len = sizeof(__u64);
+	__u64 cookie = 0;
+
+	ASSERT_OK(getsockopt(fd, SOL_SOCKET, optname, &cookie, &len),
+		  "getsockopt");
+	return cookie;
+}
+
+static int add_fd(struct ns_socks *w, int fd)
+{
+	if (!ASSERT_OK_FD(fd, "socket"))
+		return -1;
+	w->fds[w->nr] = fd;
+	w->sk_cookies[w->nr++] = sock_cookie(fd, SO_COOKIE);
+	return 0;
+}
+
+/*
+ * Create and enter namespace @name, then open per family a TCP listener,
+ * a client and the accepted peer, or a UDP server and a connected client.
+ */
+static int ns_socks_init(struct ns_socks *w, const char *name, int type)
+{
+	static const struct {
+		int family;
+		const char *addr;
+	} fam[] = {
+		{ AF_INET, "127.0.0.1" },
+		{ AF_INET6, "::1" },
+	};
+	int i, srv;
+
+	w->ns = netns_new(name, true);
+	if (!ASSERT_OK_PTR(w->ns, "netns_new"))
+		return -1;
+	for (i = 0; i < ARRAY_SIZE(fam); i++) {
+		srv = start_server(fam[i].family, type, fam[i].addr, 0, 0);
+		if (add_fd(w, srv) || add_fd(w, connect_to_fd(srv, 0)))
+			return -1;
+		if (type == SOCK_STREAM && add_fd(w, accept(srv, NULL, NULL)))
+			return -1;
+	}
+	w->cookie = sock_cookie(w->fds[0], SO_NETNS_COOKIE);
+	return 0;
+}
+
+/* Close the sockets, go back to the namespace @w was entered from. */
+static void ns_socks_fini(struct ns_socks *w)
+{
+	int i;
+
+	for (i = 0; i < w->nr; i++)
+		close(w->fds[i]);
+	netns_free(w->ns);
+}
+
+/*
+ * Read the iterator of @link one record per read(), so that every read()
+ * stops the walk and the next one resumes it.  Return the record count.
+ */
+static int read_recs(struct bpf_link *link)
+{
+	int iter_fd, len = -1, n = 0;
+
+	iter_fd = bpf_iter_create(bpf_link__fd(link));
+	if (!ASSERT_OK_FD(iter_fd, "bpf_iter_create"))
+		return 0;
+	while (n < MAX_RECS) {
+		len = read(iter_fd, &recs[n], sizeof(recs[n]));
+		if (len != sizeof(recs[n]))
+			break;
+		n++;
+	}
+	ASSERT_EQ(len, 0, "read to the end");
+	close(iter_fd);
+	return n;
+}
+
+static int nr_seen(int n, __u64 netns, __u64 sock)
+{
+	int i, seen = 0;
+
+	for (i = 0; i < n; i++)
+		if (recs[i].netns_cookie == netns && recs[i].sock_cookie == sock)
+			seen++;
+	return seen;
+}
+
+static void check_no_dups(int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!ASSERT_EQ(nr_seen(n, recs[i].netns_cookie,
+				       recs[i].sock_cookie), 1, "seen once"))
+			return;
+}
+
+static void check_all_seen(int n, const struct ns_socks *w)
+{
+	int i;
+
+	for (i = 0; i < w->nr; i++)
+		ASSERT_EQ(nr_seen(n, w->cookie, w->sk_cookies[i]), 1,
+			  "socket seen once");
+}
+
+/* Exactly the sockets of @want, none of @other's. */
+static void check_only(int n, const struct ns_socks *want,
+		       const struct ns_socks *other)
+{
+	int i;
+
+	check_no_dups(n);
+	check_all_seen(n, want);
+	for (i = 0; i < other->nr; i++)
+		ASSERT_EQ(nr_seen(n, other->cookie, other->sk_cookies[i]), 0,
+			  "other netns socket not seen");
+	for (i = 0; i < n; i++)
+		if (!ASSERT_EQ(recs[i].netns_cookie, want->cookie, "netns"))
+			break;
+}
+
+static void check_link_info(struct bpf_link *link, __u64 netns_cookie,
+			    __u32 flags)
+{
+	struct bpf_link_info info = {};
+	__u32 len = sizeof(info);
+
+	if (!ASSERT_OK(bpf_link_get_info_by_fd(bpf_link__fd(link), &info, &len),
+		       "bpf_link_get_info_by_fd"))
+		return;
+	ASSERT_EQ(info.iter.sock.netns_cookie, netns_cookie,
+		  "link_info netns_cookie");
+	ASSERT_EQ(info.iter.sock.flags, flags, "link_info flags");
+}
+
+static struct bpf_link *attach_sock_iter(struct bpf_program *prog, __u32 fd,
+					 __u64 cookie, __u32 flags)
+{
+	DECLARE_LIBBPF_OPTS(bpf_iter_attach_opts, opts);
+	union bpf_iter_link_info linfo = {};
+
+	linfo.sock.netns_fd = fd;
+	linfo.sock.netns_cookie = cookie;
+	linfo.sock.flags = flags;
+	opts.link_info = &linfo;
+	opts.link_info_len = sizeof(linfo);
+	return bpf_program__attach_iter(prog, &opts);
+}
+
+static void test_netns(struct netns_iter *skel)
+{
+	struct ns_socks a = {}, b = {};
+	struct bpf_link *link;
+	int n;
+
+	if (ns_socks_init(&a, NS_A, SOCK_DGRAM) ||
+	    ns_socks_init(&b, NS_B, SOCK_DGRAM))
+		goto out;
+
+	link = bpf_program__attach_iter(skel->progs.dump_netns, NULL);
+	if (!ASSERT_OK_PTR(link, "attach_iter"))
+		goto out;
+	n = read_recs(link);
+	check_no_dups(n);
+	ASSERT_EQ(nr_seen(n, a.cookie, 0), 1, "netns a seen once");
+	ASSERT_EQ(nr_seen(n, b.cookie, 0), 1, "own netns seen once");
+	bpf_link__destroy(link);
+out:
+	ns_socks_fini(&b);
+	ns_socks_fini(&a);
+}
+
+/* A link for namespace a, by fd or by cookie, read from namespace b. */
+static void test_sock_netns(struct netns_iter *skel, int type, bool by_cookie)
+{
+	struct bpf_program *prog = type == SOCK_STREAM ? skel->progs.dump_tcp :
+							 skel->progs.dump_udp;
+	struct ns_socks a = {}, b = {};
+	struct bpf_link *link;
+	int ns_fd = -1;
+
+	if (ns_socks_init(&a, NS_A, type) || ns_socks_init(&b, NS_B, type))
+		goto out;
+
+	if (by_cookie) {
+		link = attach_sock_iter(prog, 0, a.cookie, 0);
+	} else {
+		ns_fd = open("/var/run/netns/" NS_A, O_RDONLY);
+		if (!ASSERT_OK_FD(ns_fd, "open netns"))
+			goto out;
+		link = attach_sock_iter(prog, ns_fd, 0, 0);
+		/* The link holds the namespace, not the fd. */
+		close(ns_fd);
+	}
+	if (!ASSERT_OK_PTR(link, "attach_iter"))
+		goto out;
+	check_link_info(link, a.cookie, 0);
+	check_only(read_recs(link), &a, &b);
+	bpf_link__destroy(link);
+out:
+	ns_socks_fini(&b);
+	ns_socks_fini(&a);
+}
+
+static void test_all_netns(struct netns_iter *skel, int type)
+{
+	struct bpf_program *prog = type == SOCK_STREAM ? skel->progs.dump_tcp :
+							 skel->progs.dump_udp;
+	struct ns_socks a = {}, b = {};
+	struct bpf_link *link;
+	int n;
+
+	if (ns_socks_init(&a, NS_A, type) || ns_socks_init(&b, NS_B, type))
+		goto out;
+
+	link = attach_sock_iter(prog, 0, 0, BPF_SOCK_ITER_ALL_NETNS);
+	if (!ASSERT_OK_PTR(link, "attach_iter"))
+		goto out;
+	check_link_info(link, 0, BPF_SOCK_ITER_ALL_NETNS);
+	n = read_recs(link);
+	check_no_dups(n);
+	check_all_seen(n, &a);
+	check_all_seen(n, &b);
+	bpf_link__destroy(link);
+out:
+	ns_socks_fini(&b);
+	ns_socks_fini(&a);
+}
+
+static int try_attach(int prog_fd, __u32 fd, __u64 cookie, __u32 flags)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, opts);
+	union bpf_iter_link_info linfo = {};
+	int link_fd;
+
+	opts.iter_info = &linfo;
+	opts.iter_info_len = sizeof(linfo);
+	linfo.sock.netns_fd = fd;
+	linfo.sock.netns_cookie = cookie;
+	linfo.sock.flags = flags;
+	link_fd = bpf_link_create(prog_fd, 0, BPF_TRACE_ITER, &opts);
+	if (link_fd < 0)
+		return link_fd;
+	close(link_fd);
+	return 0;
+}
+
+static void test_attach_errors(struct netns_iter *skel)
+{
+	struct bpf_program *progs[] = {
+		skel->progs.dump_tcp,
+		skel->progs.dump_udp,
+	};
+	int i, prog_fd, ns_fd = -1, uts_fd = -1, closed_fd;
+	struct ns_socks a = {};
+
+	if (ns_socks_init(&a, NS_A, SOCK_DGRAM))
+		goto out;
+	ns_fd = open("/var/run/netns/" NS_A, O_RDONLY);
+	if (!ASSERT_OK_FD(ns_fd, "open netns"))
+		goto out;
+	uts_fd = open("/proc/self/ns/uts", O_RDONLY);
+	if (!ASSERT_OK_FD(uts_fd, "open uts ns"))
+		goto out;
+	closed_fd = dup(ns_fd);
+	if (!ASSERT_OK_FD(closed_fd, "dup"))
+		goto out;
+	close(closed_fd);
+
+	for (i = 0; i < ARRAY_SIZE(progs); i++) {
+		prog_fd = bpf_program__fd(progs[i]);
+		ASSERT_EQ(try_attach(prog_fd, ns_fd, a.cookie, 0), -EINVAL,
+			  "netns_fd and netns_cookie");
+		ASSERT_EQ(try_attach(prog_fd, 0, 0, BPF_SOCK_ITER_ALL_NETNS << 1),
+			  -EINVAL, "unknown flag");
+		ASSERT_EQ(try_attach(prog_fd, ns_fd, 0, BPF_SOCK_ITER_ALL_NETNS),
+			  -EINVAL, "all netns and netns_fd");
+		ASSERT_EQ(try_attach(prog_fd, 0, a.cookie, BPF_SOCK_ITER_ALL_NETNS),
+			  -EINVAL, "all netns and netns_cookie");
+		ASSERT_EQ(try_attach(prog_fd, a.fds[0], 0, 0), -EINVAL,
+			  "socket fd");
+		ASSERT_EQ(try_attach(prog_fd, uts_fd, 0, 0), -EINVAL,
+			  "uts namespace fd");
+		ASSERT_EQ(try_attach(prog_fd, closed_fd, 0, 0), -EBADF,
+			  "closed fd");
+		ASSERT_EQ(try_attach(prog_fd, 0, ~0ULL, 0), -ENOENT,
+			  "cookie of no namespace");
+		ASSERT_OK(try_attach(prog_fd, ns_fd, 0, 0), "netns_fd");
+		ASSERT_OK(try_attach(prog_fd, 0, a.cookie, 0), "netns_cookie");
+	}
+out:
+	if (uts_fd >= 0)
+		close(uts_fd);
+	if (ns_fd >= 0)
+		close(ns_fd);
+	ns_socks_fini(&a);
+}
+
+/*
+ * iter.s/netns with bpf_iter_netns_sock_*: namespace a's sockets, read
+ * from namespace b; then abort a TCP client or a UDP server.
+ */
+static void test_netns_sock(struct netns_iter *skel, int type)
+{
+	struct ns_socks a = {}, b = {};
+	struct bpf_link *link;
+	int victim, n;
+	char buf[1];
+
+	if (ns_socks_init(&a, NS_A, type) || ns_socks_init(&b, NS_B, type))
+		goto out;
+
+	skel->bss->target_netns = a.cookie;
+	skel->bss->protocol = type == SOCK_STREAM ? IPPROTO_TCP : IPPROTO_UDP;
+	skel->bss->abort_cookie = 0;
+	link = bpf_program__attach_iter(skel->progs.dump_netns_socks, NULL);
+	if (!ASSERT_OK_PTR(link, "attach_iter"))
+		goto out;
+	check_only(read_recs(link), &a, &b);
+
+	/* fds[1] is the first TCP client, fds[0] the first UDP server. */
+	victim = type == SOCK_STREAM ? 1 : 0;
+	skel->bss->abort_cookie = a.sk_cookies[victim];
+	skel->bss->nr_aborted = 0;
+	skel->bss->abort_err = -1;
+	read_recs(link);
+	ASSERT_EQ(skel->bss->nr_aborted, 1, "nr_aborted");
+	ASSERT_OK(skel->bss->abort_err, "bpf_iter_netns_sock_abort");
+	if (type == SOCK_STREAM)
+		n = send(a.fds[victim], "t", 1, 0);
+	else
+		n = recv(a.fds[victim], buf, sizeof(buf), MSG_DONTWAIT);
+	if (ASSERT_LT(n, 0, "io on aborted socket"))
+		ASSERT_EQ(errno, ECONNABORTED, "error on aborted socket");
+	bpf_link__destroy(link);
+out:
+	ns_socks_fini(&b);
+	ns_socks_fini(&a);
+}
+
+void test_netns_iter(void)
+{
+	struct netns_iter *skel;
+
+	skel = netns_iter__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "netns_iter__open_and_load"))
+		return;
+
+	if (test__start_subtest("netns"))
+		test_netns(skel);
+	if (test__start_subtest("tcp_netns_fd"))
+		test_sock_netns(skel, SOCK_STREAM, false);
+	if (test__start_subtest("tcp_netns_cookie"))
+		test_sock_netns(skel, SOCK_STREAM, true);
+	if (test__start_subtest("udp_netns_fd"))
+		test_sock_netns(skel, SOCK_DGRAM, false);
+	if (test__start_subtest("udp_netns_cookie"))
+		test_sock_netns(skel, SOCK_DGRAM, true);
+	if (test__start_subtest("tcp_all_netns"))
+		test_all_netns(skel, SOCK_STREAM);
+	if (test__start_subtest("udp_all_netns"))
+		test_all_netns(skel, SOCK_DGRAM);
+	if (test__start_subtest("attach_errors"))
+		test_attach_errors(skel);
+	if (test__start_subtest("tcp_netns_sock"))
+		test_netns_sock(skel, SOCK_STREAM);
+	if (test__start_subtest("udp_netns_sock"))
+		test_netns_sock(skel, SOCK_DGRAM);
+
+	netns_iter__destroy(skel);
+}

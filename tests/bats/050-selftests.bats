@@ -1,0 +1,60 @@
+#!/usr/bin/env bats
+# The kernel's own BPF selftests, test_progs from tools/testing/selftests/bpf,
+# built by tests/selftests.mk with just these tests: the new netns_iter
+# test and the upstream socket iterator tests the series must not break.
+
+load helpers
+
+TEST_PROGS=$BUILD/selftests/test_progs
+
+setup_file() {
+	[ -x "$TEST_PROGS" ] || {
+		echo "no $TEST_PROGS: run 'make selftests' on the host" >&2
+		return 1
+	}
+}
+
+# test_progs FILTER...: run the runner from its directory, where the BPF
+# objects are, with -t FILTER for each argument.
+test_progs() {
+	local args=() t
+	for t in "$@"; do args+=(-t "$t"); done
+	cd "$BUILD/selftests" && "$TEST_PROGS" "${args[@]}"
+}
+
+# assert_summary PASSED_TESTS: test_progs ran PASSED_TESTS tests, at least
+# one subtest each, and nothing failed or was skipped.
+assert_summary() {
+	assert_success
+	assert_line --regexp "^Summary: $1/[1-9][0-9]* PASSED, 0 SKIPPED, 0/0 FAILED\$"
+}
+
+@test "selftest netns_iter: iter/netns, netns argument, whole host, open-coded walk" {
+	local t
+	run test_progs netns_iter
+	assert_summary 1
+	for t in netns tcp_netns_fd tcp_netns_cookie udp_netns_fd udp_netns_cookie \
+		 tcp_all_netns udp_all_netns attach_errors tcp_netns_sock udp_netns_sock; do
+		assert_line --regexp "^#[0-9]+/[0-9]+ +netns_iter/$t:OK\$"
+	done
+}
+
+@test "selftest sock_iter_batch (upstream)" {
+	run test_progs sock_iter_batch
+	assert_summary 1
+}
+
+@test "selftest sock_destroy (upstream)" {
+	run test_progs sock_destroy
+	assert_summary 1
+}
+
+@test "selftest bpf_iter tcp4, tcp6, udp4, udp6 (upstream)" {
+	local t
+	run test_progs bpf_iter/tcp4 bpf_iter/tcp6 bpf_iter/udp4 bpf_iter/udp6
+	assert_success
+	assert_line --regexp '^Summary: 1/4 PASSED, 0 SKIPPED, 0/0 FAILED$'
+	for t in tcp4 tcp6 udp4 udp6; do
+		assert_line --regexp "^#[0-9]+/[0-9]+ +bpf_iter/$t:OK\$"
+	done
+}
