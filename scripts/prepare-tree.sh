@@ -6,7 +6,8 @@
 # The first run copies the source (KERNEL_SRC, or Debian's linux-source-7.3
 # fetched into the cache) into TREE and records it as the git commit tagged
 # "pristine".  Every run then computes the wanted tree, pristine plus
-# kernel/patches/*.patch plus the new files listed in kernel/FILES, and
+# kernel/patches/*.patch plus the new files listed in kernel/FILES (the
+# upstream series) plus the benchmark counters of kernel/bench/*.patch, and
 # rewrites only the files whose contents differ, so kbuild rebuilds only
 # what changed.
 set -euo pipefail
@@ -61,6 +62,16 @@ while read -r src dst; do
 	blob=$("${git[@]}" hash-object -w "$top/kernel/$src")
 	"${git[@]}" update-index --add --cacheinfo "100644,$blob,$dst"
 done < "$top/kernel/FILES"
+# The upstream series ends here (scripts/mkseries.sh checks it does); the
+# benchmark instrumentation in kernel/bench/ goes on top.
+series=$("${git[@]}" write-tree)
+for p in "$top"/kernel/bench/*.patch; do
+	[ -e "$p" ] || continue
+	"${git[@]}" apply --cached --whitespace=nowarn "$p" || {
+		echo "Error: kernel/bench/$(basename "$p") does not apply on top of kernel/patches and kernel/FILES" >&2
+		exit 1
+	}
+done
 want=$("${git[@]}" write-tree)
 unset GIT_INDEX_FILE
 rm -f "$idx"
@@ -73,3 +84,4 @@ if [ "$before" != "$want" ]; then
 	echo "Updated kernel tree:" $("${git[@]}" diff-tree -r --name-only "$before" "$want") >&2
 fi
 echo "$want" > "$tree/.git/netns-iter-wanted"
+echo "$series" > "$tree/.git/netns-iter-series"
