@@ -85,7 +85,7 @@ done
 for src in "${!dest[@]}"; do
 	[ -n "${used[$src]:-}" ] || die "kernel/$src is in no patch of kernel/series/series"
 done
-want=$(cat "$tree/.git/netns-iter-series" 2>/dev/null || true)
+want=$(cat "$tree/.git/netns-iter-series-tree" 2>/dev/null || true)
 [ "$("${git[@]}" rev-parse "$parent^{tree}")" = "$want" ] ||
 	die "the series does not end at the tree 'make tree' builds, less kernel/bench/; run 'make tree' and check kernel/series/series"
 "${git[@]}" update-ref refs/heads/netns-iter-series "$parent"

@@ -84,4 +84,4 @@ if [ "$before" != "$want" ]; then
 	echo "Updated kernel tree:" $("${git[@]}" diff-tree -r --name-only "$before" "$want") >&2
 fi
 echo "$want" > "$tree/.git/netns-iter-wanted"
-echo "$series" > "$tree/.git/netns-iter-series"
+echo "$series" > "$tree/.git/netns-iter-series-tree"
