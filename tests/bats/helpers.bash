@@ -46,6 +46,35 @@ ss_peers() {
 		awk -v re="$1" '$2 != "TIME-WAIT" && $6 ~ re'
 }
 
+# make_time_wait NETNS: a fresh TIME_WAIT socket in NETNS, for 60 s.
+make_time_wait() {
+	ip netns exec "$1" python3 -c '
+import socket, time
+l = socket.create_server(("127.0.0.1", 0))
+c = socket.create_connection(l.getsockname())
+p, _ = l.accept()
+c.close()
+time.sleep(0.05)
+p.close()'
+}
+
+# same_sockets WHAT BEFORE GOT AFTER: GOT, a sorted list of sockets, has
+# none twice, every socket of both BEFORE and AFTER (ss, just before and
+# just after), and none that is in neither.  A TIME_WAIT socket may time
+# out in between: it is then in BEFORE only, and GOT may or may not have it.
+same_sockets() {
+	local what=$1 before=$2 got=$3 after=$4 stable missing extra
+	[ -z "$(uniq -d <<< "$got")" ] ||
+		fail "$what: sockets seen twice: $(uniq -d <<< "$got" | head -n 8 | tr '\n' ';')"
+	stable=$(comm -12 <(echo "$before") <(echo "$after"))
+	missing=$(comm -23 <(echo "$stable") <(echo "$got"))
+	[ -z "$missing" ] ||
+		fail "$what misses sockets ss sees: $(head -n 8 <<< "$missing" | tr '\n' ';')"
+	extra=$(comm -13 <(sort -u <(echo "$before") <(echo "$after")) <(echo "$got"))
+	[ -z "$extra" ] ||
+		fail "$what has sockets ss does not: $(head -n 8 <<< "$extra" | tr '\n' ';')"
+}
+
 # make_netns PREFIX FIRST LAST [CHILD_ENTRIES]: named namespaces with
 # shared tables, or with tables of their own when CHILD_ENTRIES is given.
 make_netns() {
