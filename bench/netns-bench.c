@@ -2,8 +2,8 @@
 /*
  * netns-bench: whole-host versus per-netns socket walks, side by side.
  *
- *   netns-bench [--smoke] [--reps N] [--cap SOCKETS] [--tables shared|child]
- *               [--out DIR]
+ *   netns-bench [--smoke] [--reps N] [--cap SOCKETS] [--cap-child SOCKETS]
+ *               [--max-m-shared M] [--tables shared|child] [--out DIR]
  *
  * For each point (tables shared|child, M namespaces, S sockets each) it
  * builds the world once, outside the timed region: M namespaces, each with
@@ -23,8 +23,14 @@
  *
  * One CSV row per (point, design, workload) goes to DIR/results.csv with
  * the median and spread of wall and system CPU time, the ratios to the
- * global and chained designs, sockets handed to the program, and the
- * syscalls the driver made.
+ * global and chained designs, sockets handed to the program, the
+ * syscalls the driver made, and the hash buckets and sockets the kernel
+ * walked, read from /sys/kernel/debug/sock_walk_stats around one run
+ * (CONFIG_SOCK_WALK_STATS, kernel/bench/; empty when the kernel lacks it).
+ * Points of more than --cap sockets (M x S; --cap-child for child tables)
+ * are skipped, and shared points of more than --max-m-shared namespaces:
+ * there each per-netns walk visits every socket of the host, so a run
+ * costs M x M x S.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -56,6 +62,7 @@
 #define NBACKENDS	10
 #define BASE_PORT	9000
 #define MAX_REPS	15
+#define CHILD_EHASH	1024	/* tcp_child_ehash_entries of child namespaces */
 
 enum design { D_SETNS, D_NETNS_ARG, D_CHAINED, D_GLOBAL, D_DIAG, N_DESIGNS };
 static const char *const design_names[] = {
@@ -150,7 +157,7 @@ static void build_world(int m, int s, bool child)
 	socklen_t len = sizeof(__u64);
 	int i, j, one = 1, t;
 
-	write_sysctl("/proc/sys/net/ipv4/tcp_child_ehash_entries", child ? 1024 : 0);
+	write_sysctl("/proc/sys/net/ipv4/tcp_child_ehash_entries", child ? CHILD_EHASH : 0);
 	pods = calloc(m, sizeof(*pods));
 	npods = m;
 	for (i = 0; i < m; i++) {
@@ -337,7 +344,21 @@ static int cmp_double(const void *a, const void *b)
 struct result {
 	double wall, wall_spread, sys;
 	unsigned long seen, calls;
+	long long buckets, walked;	/* -1: no kernel counters */
 };
+
+/* The kernel's walk counters; false if the kernel does not have them. */
+static bool walk_stats(long long *buckets, long long *sockets)
+{
+	FILE *f = fopen("/sys/kernel/debug/sock_walk_stats", "r");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fscanf(f, "buckets %lld sockets %lld", buckets, sockets) == 2;
+	fclose(f);
+	return ok;
+}
 
 static struct reap_bpf *load(enum design d, int nbackends, bool kill)
 {
@@ -426,14 +447,18 @@ static struct result measure(enum design d, enum workload w, int reps)
 	int nb = w == W_REAP1 ? 1 : NBACKENDS, r;
 	bool kill = w != W_WALK;
 	double wall[MAX_REPS], sys[MAX_REPS];
+	struct reap_bpf *skel = load(d, nb, kill);
 	struct result res = {};
 
+	/* One load per design and workload: the verifier is not what is timed. */
 	for (r = 0; r < reps; r++) {
-		struct reap_bpf *skel = load(d, nb, kill);
 		unsigned long calls0 = syscalls, seen = 0;
+		long long b0, k0, b1, k1;
+		bool counted;
 		double t0, s0;
 
 		memset(skel->bss, 0, sizeof(*skel->bss));
+		counted = walk_stats(&b0, &k0);
 		t0 = now();
 		s0 = sys_ms();
 		run_once(skel, d, nb, kill, &seen);
@@ -441,10 +466,15 @@ static struct result measure(enum design d, enum workload w, int reps)
 		sys[r] = sys_ms() - s0;
 		res.seen = seen;
 		res.calls = syscalls - calls0;
-		reap_bpf__destroy(skel);
+		res.buckets = res.walked = -1;
+		if (counted && walk_stats(&b1, &k1)) {
+			res.buckets = b1 - b0;
+			res.walked = k1 - k0;
+		}
 		if (kill)
 			rebuild();
 	}
+	reap_bpf__destroy(skel);
 	qsort(wall, reps, sizeof(double), cmp_double);
 	qsort(sys, reps, sizeof(double), cmp_double);
 	res.wall = wall[reps / 2];
@@ -458,7 +488,10 @@ int main(int argc, char **argv)
 	static const int full_m[] = { 1, 16, 64, 256 }, full_s[] = { 10, 100, 1000 };
 	static const int smoke_m[] = { 1, 4 }, smoke_s[] = { 10 };
 	const int *ms = full_m, *ss = full_s;
-	int nm = 4, ns = 3, reps = 5, cap = 64000, mi, si, t, d, w;
+	int nm = 4, ns = 3, reps = 5, cap = 64000, cap_child = -1, max_m_shared = 256;
+	int cap_reap = 64000, nw;
+	int mi, si, t, d, w;
+	double t0, t1;
 	const char *out = "results";
 	int t_first = 0, t_last = 1;
 	struct rlimit rl = { 1 << 20, 1 << 20 };
@@ -470,6 +503,9 @@ int main(int argc, char **argv)
 			{ "smoke", no_argument, NULL, 's' },
 			{ "reps", required_argument, NULL, 'r' },
 			{ "cap", required_argument, NULL, 'c' },
+			{ "cap-child", required_argument, NULL, 'C' },
+			{ "cap-reap", required_argument, NULL, 'R' },
+			{ "max-m-shared", required_argument, NULL, 'M' },
 			{ "out", required_argument, NULL, 'o' },
 			{ "tables", required_argument, NULL, 't' },
 			{}
@@ -488,6 +524,12 @@ int main(int argc, char **argv)
 			reps = atoi(optarg);
 		} else if (c == 'c') {
 			cap = atoi(optarg);
+		} else if (c == 'C') {
+			cap_child = atoi(optarg);
+		} else if (c == 'R') {
+			cap_reap = atoi(optarg);
+		} else if (c == 'M') {
+			max_m_shared = atoi(optarg);
 		} else if (c == 'o') {
 			out = optarg;
 		} else if (c == 't' && !strcmp(optarg, "shared")) {
@@ -495,7 +537,7 @@ int main(int argc, char **argv)
 		} else if (c == 't' && !strcmp(optarg, "child")) {
 			t_first = 1;
 		} else {
-			fprintf(stderr, "usage: netns-bench [--smoke] [--reps N] [--cap SOCKETS] [--tables shared|child] [--out DIR]\n");
+			fprintf(stderr, "usage: netns-bench [--smoke] [--reps N] [--cap SOCKETS] [--cap-child SOCKETS] [--cap-reap SOCKETS] [--max-m-shared M] [--tables shared|child] [--out DIR]\n");
 			return 2;
 		}
 	}
@@ -503,51 +545,84 @@ int main(int argc, char **argv)
 		fprintf(stderr, "netns-bench: --reps must be 1..%d\n", MAX_REPS);
 		return 2;
 	}
+	if (cap_child < 0)
+		cap_child = cap;
 	libbpf_set_print(NULL);
 	if (setrlimit(RLIMIT_NOFILE, &rl))
 		die("RLIMIT_NOFILE");
 	self_ns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	mkdir(out, 0755);
+	snprintf(path, sizeof(path), "%s/world.txt", out);
+	csv = fopen(path, "w");
+	if (!csv)
+		die(path);
+	fprintf(csv, "backends %d\nchild_ehash_entries %d\n", NBACKENDS, CHILD_EHASH);
+	fclose(csv);
 	snprintf(path, sizeof(path), "%s/results.csv", out);
 	csv = fopen(path, "w");
 	if (!csv)
 		die(path);
-	fprintf(csv, "tables,m,s,design,workload,reps,wall_ms_median,wall_ms_spread,sys_ms_median,ratio_vs_global,ratio_vs_chained,sockets_seen,syscalls,per_netns_us\n");
-	printf("%-6s %4s %5s %-10s %-7s %10s %8s %8s %8s %8s %9s %8s\n",
+	fprintf(csv, "tables,m,s,design,workload,reps,wall_ms_median,wall_ms_spread,sys_ms_median,ratio_vs_global,ratio_vs_chained,sockets_seen,syscalls,per_netns_us,kernel_buckets,kernel_sockets\n");
+	printf("%-6s %4s %5s %-10s %-7s %10s %8s %8s %8s %8s %9s %8s %9s %9s\n",
 	       "tables", "M", "S", "design", "work", "wall_ms", "spread", "sys_ms",
-	       "x_global", "x_chain", "sockets", "syscalls");
+	       "x_global", "x_chain", "sockets", "syscalls", "k_buckets",
+	       "k_sockets");
 	for (t = t_first; t <= t_last; t++) {
 		for (mi = 0; mi < nm; mi++) {
 			for (si = 0; si < ns; si++) {
 				struct result r[N_DESIGNS][N_WORKLOADS];
 
-				if (ms[mi] * ss[si] > cap) {
+				if (ms[mi] * ss[si] > (t ? cap_child : cap)) {
 					printf("# skip %s M=%d S=%d: %d sockets is over the cap of %d\n",
 					       t ? "child" : "shared", ms[mi], ss[si],
-					       ms[mi] * ss[si], cap);
+					       ms[mi] * ss[si], t ? cap_child : cap);
 					continue;
 				}
+				if (!t && ms[mi] > max_m_shared) {
+					printf("# skip shared M=%d S=%d: over --max-m-shared %d\n",
+					       ms[mi], ss[si], max_m_shared);
+					continue;
+				}
+				nw = N_WORKLOADS;
+				if (ms[mi] * ss[si] > cap_reap) {
+					printf("# walk only at %s M=%d S=%d: %d sockets is over the reap cap of %d\n",
+					       t ? "child" : "shared", ms[mi], ss[si],
+					       ms[mi] * ss[si], cap_reap);
+					nw = 1;
+				}
+				t0 = now();
 				build_world(ms[mi], ss[si], t);
-				for (w = 0; w < N_WORKLOADS; w++)
+				t1 = now();
+				for (w = 0; w < nw; w++)
 					for (d = 0; d < N_DESIGNS; d++)
 						r[d][w] = measure(d, w, reps);
-				for (w = 0; w < N_WORKLOADS; w++) {
+				printf("# %s M=%d S=%d: world built in %.1f s, measured in %.1f s\n",
+				       t ? "child" : "shared", ms[mi], ss[si],
+				       (t1 - t0) / 1e3, (now() - t1) / 1e3);
+				for (w = 0; w < nw; w++) {
 					for (d = 0; d < N_DESIGNS; d++) {
 						struct result *x = &r[d][w];
 						double g = x->wall / r[D_GLOBAL][w].wall;
 						double c = x->wall / r[D_CHAINED][w].wall;
 
-						fprintf(csv, "%s,%d,%d,%s,%s,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%lu,%lu,%.1f\n",
+						char kb[24] = "", ks[24] = "";
+
+						if (x->buckets >= 0) {
+							snprintf(kb, sizeof(kb), "%lld", x->buckets);
+							snprintf(ks, sizeof(ks), "%lld", x->walked);
+						}
+						fprintf(csv, "%s,%d,%d,%s,%s,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%lu,%lu,%.1f,%s,%s\n",
 							t ? "child" : "shared", ms[mi], ss[si],
 							design_names[d], workload_names[w], reps,
 							x->wall, x->wall_spread, x->sys, g, c,
 							x->seen, x->calls,
-							x->wall * 1000 / ms[mi]);
-						printf("%-6s %4d %5d %-10s %-7s %10.3f %8.3f %8.3f %8.2f %8.2f %9lu %8lu\n",
+							x->wall * 1000 / ms[mi], kb, ks);
+						printf("%-6s %4d %5d %-10s %-7s %10.3f %8.3f %8.3f %8.2f %8.2f %9lu %8lu %9s %9s\n",
 						       t ? "child" : "shared", ms[mi], ss[si],
 						       design_names[d], workload_names[w],
 						       x->wall, x->wall_spread, x->sys, g, c,
-						       x->seen, x->calls);
+						       x->seen, x->calls, kb[0] ? kb : "-",
+						       ks[0] ? ks : "-");
 					}
 				}
 				fflush(stdout);

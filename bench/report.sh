@@ -50,14 +50,158 @@ plot_walk child m 16 s 'sockets per namespace (S)' "$docs/bench/walk-vs-s-child-
 table() { # WORKLOAD: markdown table of every point for WORKLOAD
 	awk -F, -v w="$1" 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
 		$h["workload"] == w {
-			printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+			printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
 				$h["tables"], $h["m"], $h["s"], $h["design"],
 				$h["wall_ms_median"], $h["wall_ms_spread"], $h["sys_ms_median"],
-				$h["ratio_vs_global"], $h["ratio_vs_chained"], $h["sockets_seen"] }' "$csv"
+				$h["ratio_vs_global"], $h["ratio_vs_chained"], $h["sockets_seen"],
+				$h["syscalls"], $h["kernel_buckets"], $h["kernel_sockets"] }' "$csv"
+}
+
+# The guest's table sizes: B (shared established hash), L (shared
+# listening hash), b (the child namespaces' established hash).
+B=$(awk '/tcp_ehash_entries/ { print $NF }' "$res/guest.txt" 2>/dev/null)
+L=$(awk '/tcp_listen_portaddr_hash/ { print $NF }' "$res/guest.txt" 2>/dev/null)
+b=$(awk '/child_ehash_entries/ { print $NF }' "$res/world.txt" 2>/dev/null)
+
+# goals: the goals of the issue, computed from the CSV.
+goals() {
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+	{
+		k = $h["tables"] SUBSEP $h["m"] SUBSEP $h["s"]
+		key = k SUBSEP $h["design"] SUBSEP $h["workload"]
+		wall[key] = $h["wall_ms_median"]; calls[key] = $h["syscalls"]
+		kb[key] = $h["kernel_buckets"]
+		if (!(k in seenpt)) { seenpt[k] = 1; pts[++npts] = k }
+		if ($h["tables"] == "child" && $h["m"] > maxm) maxm = $h["m"]
+		rows[++nrows] = key
+	}
+	END {
+		print "### Chained over child tables against whole-host, at the largest M (goal: 1.2x)"
+		print ""
+		print "| M | S | chained ms | whole-host ms | chained / whole-host | goal |"
+		print "| --- | --- | --- | --- | --- | --- |"
+		for (i = 1; i <= npts; i++) {
+			split(pts[i], p, SUBSEP)
+			if (p[1] != "child" || p[2] != maxm) continue
+			c = wall[pts[i] SUBSEP "chained" SUBSEP "walk"]
+			g = wall[pts[i] SUBSEP "global" SUBSEP "walk"]
+			r = c / g
+			printf "| %d | %d | %.1f | %.1f | %.2fx | %s |\n", p[2], p[3], c, g, r,
+				r <= 1.2 ? "met" : sprintf("missed by %.2fx", r / 1.2)
+		}
+		print ""
+		print "### Chained against the setns loop, every point and workload (goal: never slower)"
+		print ""
+		worst = 1e9; slower = 0; n = 0
+		for (i = 1; i <= nrows; i++) {
+			split(rows[i], x, SUBSEP)
+			if (x[4] != "chained") continue
+			sk = x[1] SUBSEP x[2] SUBSEP x[3] SUBSEP "setns" SUBSEP x[5]
+			r = wall[sk] / wall[rows[i]]; n++
+			if (r < 1) slower++
+			if (r < worst) { worst = r; where = x[1] " M=" x[2] " S=" x[3] " " x[5] }
+			if (r > best) { best = r; bwhere = x[1] " M=" x[2] " S=" x[3] " " x[5] }
+		}
+		printf "Chained is slower than setns in %d of %d cases. setns / chained ranges from %.2fx (%s) to %.2fx (%s).\n\n", slower, n, worst, where, best, bwhere
+		print "Per namespace (M pods and the host), walk: what the chained walk saves."
+		print ""
+		print "| tables | M | S | setns us/netns | chained us/netns | saved us/netns | setns syscalls/netns | chained syscalls |"
+		print "| --- | --- | --- | --- | --- | --- | --- | --- |"
+		for (i = 1; i <= npts; i++) {
+			split(pts[i], p, SUBSEP)
+			if (p[3] != 10) continue
+			s = wall[pts[i] SUBSEP "setns" SUBSEP "walk"] * 1000 / (p[2] + 1)
+			c = wall[pts[i] SUBSEP "chained" SUBSEP "walk"] * 1000 / (p[2] + 1)
+			printf "| %s | %d | %d | %.0f | %.0f | %.0f | %.1f | %d |\n", p[1], p[2], p[3], s, c, s - c,
+				calls[pts[i] SUBSEP "setns" SUBSEP "walk"] / (p[2] + 1),
+				calls[pts[i] SUBSEP "chained" SUBSEP "walk"]
+		}
+		print ""
+		print "### Shared tables: per-netns designs against whole-host (expected: about M+1 times)"
+		print ""
+		print "| M | S | setns / global | netns-arg / global | sock_diag / global | chained / global | setns / global / (M+1) |"
+		print "| --- | --- | --- | --- | --- | --- | --- |"
+		for (i = 1; i <= npts; i++) {
+			split(pts[i], p, SUBSEP)
+			if (p[1] != "shared") continue
+			g = wall[pts[i] SUBSEP "global" SUBSEP "walk"]
+			s = wall[pts[i] SUBSEP "setns" SUBSEP "walk"] / g
+			printf "| %d | %d | %.1fx | %.1fx | %.1fx | %.1fx | %.2f |\n", p[2], p[3], s,
+				wall[pts[i] SUBSEP "netns-arg" SUBSEP "walk"] / g,
+				wall[pts[i] SUBSEP "sock_diag" SUBSEP "walk"] / g,
+				wall[pts[i] SUBSEP "chained" SUBSEP "walk"] / g, s / (p[2] + 1)
+		}
+		print ""
+		print "### Reaping 10 backends against 1, one pass (goal: at most 1.5x)"
+		print ""
+		print "Buckets are the kernel counter, chained, reap10 over reap1: 1.00 is one pass for both."
+		print ""
+		print "| tables | M | S | chained reap10 / reap1 | whole-host reap10 / reap1 | buckets reap10 / reap1 | goal (chained) |"
+		print "| --- | --- | --- | --- | --- | --- | --- |"
+		walkonly = ""
+		for (i = 1; i <= npts; i++) {
+			split(pts[i], p, SUBSEP)
+			if (!((pts[i] SUBSEP "chained" SUBSEP "reap1") in wall)) {
+				walkonly = walkonly sprintf(" %s M=%d S=%d;", p[1], p[2], p[3])
+				continue
+			}
+			c = wall[pts[i] SUBSEP "chained" SUBSEP "reap10"] / wall[pts[i] SUBSEP "chained" SUBSEP "reap1"]
+			g = wall[pts[i] SUBSEP "global" SUBSEP "reap10"] / wall[pts[i] SUBSEP "global" SUBSEP "reap1"]
+			k1 = kb[pts[i] SUBSEP "chained" SUBSEP "reap1"]
+			k10 = kb[pts[i] SUBSEP "chained" SUBSEP "reap10"]
+			printf "| %s | %d | %d | %.2fx | %.2fx | %s | %s |\n", p[1], p[2], p[3], c, g,
+				(k1 > 0 ? sprintf("%.2f", k10 / k1) : "-"),
+				c <= 1.5 ? "met" : sprintf("missed by %.2fx", c / 1.5)
+		}
+		if (walkonly != "")
+			printf "\nNot reaped (over the reap cap, walk only):%s\n", walkonly
+	}' "$csv"
+}
+
+# counters: the kernel's bucket and socket counts of each walk against the
+# cost model's bucket count (M pods and the host, n = M + 1):
+#   whole-host      shared: L + B              child: L + B + M b
+#   every other     shared: n (L + B)          child: n L + B + M b
+counters() {
+	awk -F, -v B="$B" -v L="$L" -v b="$b" '
+	NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+	$h["workload"] == "walk" && $h["kernel_buckets"] != "" {
+		m = $h["m"]; n = m + 1
+		if ($h["design"] == "global")
+			model = L + B + ($h["tables"] == "child" ? m * b : 0)
+		else if ($h["tables"] == "shared")
+			model = n * (L + B)
+		else
+			model = n * L + B + m * b
+		printf "| %s | %d | %d | %s | %d | %d | %.3f | %d | %d | %.2f |\n",
+			$h["tables"], m, $h["s"], $h["design"], $h["kernel_buckets"], model,
+			$h["kernel_buckets"] / model, $h["kernel_sockets"], $h["sockets_seen"],
+			$h["kernel_sockets"] / ($h["sockets_seen"] ? $h["sockets_seen"] : 1)
+	}' "$csv"
 }
 
 {
 	cat "$docs/BENCHMARKS.head.md"
+	echo
+	echo "## Goals, computed from this run"
+	echo
+	goals
+	echo
+	echo "## Kernel counters against the cost model"
+	echo
+	if [ -n "$B" ] && [ -n "$L" ] && [ -n "$b" ] &&
+	   awk -F, -v c="$(col kernel_buckets)" 'NR > 1 && $c != "" { f = 1 } END { exit !f }' "$csv"; then
+		echo "Walk workload. Buckets and sockets the kernel walked, from"
+		echo "CONFIG_SOCK_WALK_STATS, against the model's bucket count, with this"
+		echo "guest's B = $B, L = $L and b = $b; and the sockets walked against the"
+		echo "sockets handed to the program."
+		echo
+		echo "| tables | M | S | design | buckets walked | model | walked / model | sockets walked | sockets handed | walked / handed |"
+		echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+		counters
+	else
+		echo "Not measured: the kernel had no CONFIG_SOCK_WALK_STATS, or the table sizes were not recorded."
+	fi
 	echo
 	echo "## Guest"
 	echo
@@ -68,8 +212,8 @@ table() { # WORKLOAD: markdown table of every point for WORKLOAD
 		echo
 		echo "## $w"
 		echo
-		echo "| tables | M | S | design | wall ms | spread | sys ms | x global | x chained | sockets |"
-		echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+		echo "| tables | M | S | design | wall ms | spread | sys ms | x global | x chained | sockets | syscalls | k buckets | k sockets |"
+		echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 		table "$w"
 	done
 	echo
@@ -80,4 +224,5 @@ table() { # WORKLOAD: markdown table of every point for WORKLOAD
 	done
 } > "$docs/BENCHMARKS.md"
 cp "$csv" "$docs/bench/results.csv"
+cp "$res/guest.txt" "$res/world.txt" "$docs/bench/" 2>/dev/null || true
 echo "wrote $docs/BENCHMARKS.md"
