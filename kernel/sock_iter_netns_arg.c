@@ -39,7 +39,12 @@
  * listening hash, filtered by namespace, then the namespace's established
  * hash or UDP table, its own table if it has one, else the shared one
  * filtered by namespace.  bpf_iter_netns_sock_abort() destroys the socket
- * the iterator holds, as bpf_sock_destroy() does from iter/tcp.
+ * the iterator holds, as bpf_sock_destroy() does from iter/tcp.  A TCP walk
+ * with BPF_ITER_NETNS_SOCK_SKIP_LISTEN leaves listeners out, and so never
+ * scans the shared listening hash, whose size does not depend on the
+ * namespace: on a namespace with its own established hash, a walk for
+ * connected sockets only, such as socket termination needs, then costs
+ * what that table holds and no more.
  *
  * Locking.  Resolving the argument and moving the whole-host walk to the
  * next table take no lock but RCU for the namespace tree; they run between
@@ -234,6 +239,12 @@ bool bpf_sock_iter_next_table(struct seq_file *seq,
 	return true;
 }
 
+/* Flags of bpf_iter_netns_sock_new(). */
+enum bpf_iter_netns_sock_flags {
+	/* TCP only: skip listeners, and the listening hash with them. */
+	BPF_ITER_NETNS_SOCK_SKIP_LISTEN	= (1U << 0),
+};
+
 /* Open-coded iterator state, opaque to BPF programs. */
 struct bpf_iter_netns_sock {
 	__u64 __opaque[1];
@@ -404,20 +415,35 @@ __bpf_kfunc_start_defs();
  * @it: iterator state
  * @net: the namespace, for example the trusted ctx->net of iter.s/netns
  * @protocol: IPPROTO_TCP or IPPROTO_UDP
- * @flags: must be 0
+ * @flags: 0, or BPF_ITER_NETNS_SOCK_SKIP_LISTEN for IPPROTO_TCP
  *
- * Return: 0, -EINVAL for an unknown protocol or flag, -ENOMEM.
+ * Return: 0, -EINVAL for an unknown protocol or a flag it does not take,
+ * -ENOMEM.
  */
 __bpf_kfunc int bpf_iter_netns_sock_new(struct bpf_iter_netns_sock *it,
 					struct net *net, int protocol,
 					unsigned int flags)
 {
+	enum netns_sock_phase phase;
 	struct netns_sock_kit *kit;
 
 	BUILD_BUG_ON(sizeof(struct bpf_iter_netns_sock) != sizeof(void *));
 	*(void **)it = NULL;
-	if (flags || (protocol != IPPROTO_TCP && protocol != IPPROTO_UDP))
+	switch (protocol) {
+	case IPPROTO_TCP:
+		if (flags & ~BPF_ITER_NETNS_SOCK_SKIP_LISTEN)
+			return -EINVAL;
+		phase = flags & BPF_ITER_NETNS_SOCK_SKIP_LISTEN ?
+			NETNS_SOCK_TCP_EHASH : NETNS_SOCK_TCP_LISTEN;
+		break;
+	case IPPROTO_UDP:
+		if (flags)
+			return -EINVAL;
+		phase = NETNS_SOCK_UDP;
+		break;
+	default:
 		return -EINVAL;
+	}
 	kit = kzalloc_obj(*kit, GFP_KERNEL);
 	if (!kit)
 		return -ENOMEM;
@@ -426,8 +452,7 @@ __bpf_kfunc int bpf_iter_netns_sock_new(struct bpf_iter_netns_sock *it,
 		return -ENOMEM;
 	}
 	kit->net = get_net(net);
-	kit->phase = protocol == IPPROTO_TCP ? NETNS_SOCK_TCP_LISTEN :
-		     NETNS_SOCK_UDP;
+	kit->phase = phase;
 	*(void **)it = kit;
 	return 0;
 }
