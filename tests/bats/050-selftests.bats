@@ -34,7 +34,8 @@ assert_summary() {
 	run test_progs netns_iter
 	assert_summary 1
 	for t in netns tcp_netns_fd tcp_netns_cookie udp_netns_fd udp_netns_cookie \
-		 tcp_all_netns udp_all_netns attach_errors tcp_netns_sock udp_netns_sock; do
+		 tcp_all_netns udp_all_netns attach_errors tcp_netns_sock udp_netns_sock \
+		 tcp_netns_sock_skip_listen; do
 		assert_line --regexp "^#[0-9]+/[0-9]+ +netns_iter/$t:OK\$"
 	done
 }

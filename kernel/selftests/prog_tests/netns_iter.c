@@ -347,6 +347,8 @@ static void test_netns_sock(struct netns_iter *skel, int type)
 
 	skel->bss->target_netns = a.cookie;
 	skel->bss->protocol = type == SOCK_STREAM ? IPPROTO_TCP : IPPROTO_UDP;
+	skel->bss->skip_listen = false;
+	skel->bss->bad_flags = 0;
 	skel->bss->abort_cookie = 0;
 	link = bpf_program__attach_iter(skel->progs.dump_netns_socks, NULL);
 	if (!ASSERT_OK_PTR(link, "attach_iter"))
@@ -367,6 +369,52 @@ static void test_netns_sock(struct netns_iter *skel, int type)
 		n = recv(a.fds[victim], buf, sizeof(buf), MSG_DONTWAIT);
 	if (ASSERT_LT(n, 0, "io on aborted socket"))
 		ASSERT_EQ(errno, ECONNABORTED, "error on aborted socket");
+	bpf_link__destroy(link);
+out:
+	ns_socks_fini(&b);
+	ns_socks_fini(&a);
+}
+
+/*
+ * BPF_ITER_NETNS_SOCK_SKIP_LISTEN: namespace a's TCP sockets but its
+ * listeners; the flag is refused for UDP, and so is an unknown flag.
+ */
+static void test_netns_sock_skip_listen(struct netns_iter *skel)
+{
+	struct ns_socks a = {}, b = {};
+	struct bpf_link *link;
+	int i, n;
+
+	if (ns_socks_init(&a, NS_A, SOCK_STREAM) ||
+	    ns_socks_init(&b, NS_B, SOCK_STREAM))
+		goto out;
+
+	skel->bss->target_netns = a.cookie;
+	skel->bss->protocol = IPPROTO_TCP;
+	skel->bss->skip_listen = true;
+	skel->bss->bad_flags = 0;
+	skel->bss->abort_cookie = 0;
+	link = bpf_program__attach_iter(skel->progs.dump_netns_socks, NULL);
+	if (!ASSERT_OK_PTR(link, "attach_iter"))
+		goto out;
+	n = read_recs(link);
+	ASSERT_OK(skel->bss->new_err, "new with SKIP_LISTEN");
+	check_no_dups(n);
+	ASSERT_EQ(n, a.nr - 2, "sockets but the two listeners");
+	/* Per family: the listener, the client, the accepted peer. */
+	for (i = 0; i < a.nr; i++)
+		ASSERT_EQ(nr_seen(n, a.cookie, a.sk_cookies[i]), i % 3 ? 1 : 0,
+			  i % 3 ? "connected socket seen" : "listener skipped");
+
+	skel->bss->protocol = IPPROTO_UDP;
+	read_recs(link);
+	ASSERT_EQ(skel->bss->new_err, -EINVAL, "SKIP_LISTEN with UDP");
+
+	skel->bss->protocol = IPPROTO_TCP;
+	skel->bss->skip_listen = false;
+	skel->bss->bad_flags = 1U << 31;
+	ASSERT_EQ(read_recs(link), 0, "no socket with an unknown flag");
+	ASSERT_EQ(skel->bss->new_err, -EINVAL, "unknown flag");
 	bpf_link__destroy(link);
 out:
 	ns_socks_fini(&b);
@@ -401,6 +449,8 @@ void test_netns_iter(void)
 		test_netns_sock(skel, SOCK_STREAM);
 	if (test__start_subtest("udp_netns_sock"))
 		test_netns_sock(skel, SOCK_DGRAM);
+	if (test__start_subtest("tcp_netns_sock_skip_listen"))
+		test_netns_sock_skip_listen(skel);
 
 	netns_iter__destroy(skel);
 }

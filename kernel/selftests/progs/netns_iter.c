@@ -19,9 +19,15 @@ struct iter_out {
 	__u64 sock_cookie;
 };
 
-/* iter.s/netns: the namespace and protocol to walk, the socket to abort. */
+/*
+ * iter.s/netns: the namespace and protocol to walk, the flags to walk it
+ * with and what bpf_iter_netns_sock_new() returned, the socket to abort.
+ */
 __u64 target_netns;
 int protocol;
+bool skip_listen;
+unsigned int bad_flags;
+int new_err;
 __u64 abort_cookie;
 int abort_err;
 int nr_aborted;
@@ -76,12 +82,16 @@ int dump_netns_socks(struct bpf_iter__netns *ctx)
 {
 	struct seq_file *seq = ctx->meta->seq;
 	struct net *net = ctx->net;
+	unsigned int flags = bad_flags;
 	struct bpf_iter_netns_sock it;
 	struct sock_common *skc;
 
 	if (!net || net->net_cookie != target_netns)
 		return 0;
-	if (!bpf_iter_netns_sock_new(&it, net, protocol, 0)) {
+	if (skip_listen)
+		flags |= BPF_ITER_NETNS_SOCK_SKIP_LISTEN;
+	new_err = bpf_iter_netns_sock_new(&it, net, protocol, flags);
+	if (!new_err) {
 		while ((skc = bpf_iter_netns_sock_next(&it))) {
 			emit_sock(seq, skc);
 			if (abort_cookie &&
