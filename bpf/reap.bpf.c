@@ -232,13 +232,23 @@ int reap_udp(struct bpf_iter__udp *ctx)
 			      IPPROTO_UDP, NULL) : 0;
 }
 
+/*
+ * A filter without the listening state cannot match a listener: then the
+ * TCP walk leaves listeners out in the kernel, and with them the scan of
+ * the host's whole listening hash in every namespace.  A dump shows all.
+ */
 static __always_inline void reap_netns(struct seq_file *seq, struct net *net,
 				       int proto)
 {
+	__u32 states = cfg_states ?: REAP_CONNECTED_STATES;
 	struct bpf_iter_netns_sock it;
 	struct sock_common *skc;
+	unsigned int flags = 0;
 
-	if (!bpf_iter_netns_sock_new(&it, net, proto, 0)) {
+	if (proto == IPPROTO_TCP && !cfg_dump &&
+	    !(states & (1U << TCP_LISTEN)))
+		flags = BPF_ITER_NETNS_SOCK_SKIP_LISTEN;
+	if (!bpf_iter_netns_sock_new(&it, net, proto, flags)) {
 		while ((skc = bpf_iter_netns_sock_next(&it)))
 			reap_one(seq, skc, proto, &it);
 	}

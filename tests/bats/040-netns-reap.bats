@@ -69,6 +69,23 @@ matches() {
 	done
 }
 
+@test "chained skips listeners in the kernel unless the state filter wants them" {
+	local all conn want got
+	# Listeners are in every namespace (4 per nsr-*) and nothing else can
+	# only appear in between: TIME_WAIT sockets can only go away.
+	all=$("$REAP" -j --mode chained list state all | jq .summary.sockets_seen)
+	conn=$("$REAP" -j --mode chained list | jq .summary.sockets_seen)
+	[ $((all - conn)) -ge $((N * 4)) ] ||
+		fail "state all saw $all sockets, the default filter $conn: listeners not skipped"
+	# What the default filter matches does not change.
+	want=$("$REAP" -j --mode global list | jq -r '.sockets[] |
+		select(.netns_name // "" | test("nsr-")) | .sock_cookie' | sort)
+	got=$("$REAP" -j --mode chained list | jq -r '.sockets[] |
+		select(.netns_name // "" | test("nsr-")) | .sock_cookie' | sort)
+	[ -n "$want" ] && [ "$got" = "$want" ] ||
+		fail "chained and global differ: $(diff <(echo "$want") <(echo "$got") | grep -c '^[<>]') sockets"
+}
+
 @test "dst ADDR:PORT, repeated dst ORed, IPv4 matches IPv4-mapped sockets" {
 	local m
 	for m in chained global netns-arg setns; do
