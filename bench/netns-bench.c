@@ -14,6 +14,9 @@
  *              read to the end, setns() back
  *   netns-arg  per netns: an iter/tcp link with the netns argument, read
  *   chained    one iter.s/netns link walking each netns's sockets
+ *   chained-conn  the same for connected sockets only, as netns-reap's
+ *              default filter does: BPF_ITER_NETNS_SOCK_SKIP_LISTEN keeps
+ *              the walk out of the shared listening hash
  *   global     one whole-host iter/tcp link; the program filters
  *   sock_diag  per netns: setns(), a SOCK_DIAG dump (what ss does), and
  *              SOCK_DESTROY per matching socket for the reap workloads
@@ -64,9 +67,12 @@
 #define MAX_REPS	15
 #define CHILD_EHASH	1024	/* tcp_child_ehash_entries of child namespaces */
 
-enum design { D_SETNS, D_NETNS_ARG, D_CHAINED, D_GLOBAL, D_DIAG, N_DESIGNS };
+enum design {
+	D_SETNS, D_NETNS_ARG, D_CHAINED, D_CHAINED_CONN, D_GLOBAL, D_DIAG,
+	N_DESIGNS
+};
 static const char *const design_names[] = {
-	"setns", "netns-arg", "chained", "global", "sock_diag",
+	"setns", "netns-arg", "chained", "chained-conn", "global", "sock_diag",
 };
 enum workload { W_WALK, W_REAP1, W_REAP10, N_WORKLOADS };
 static const char *const workload_names[] = { "walk", "reap1", "reap10" };
@@ -362,6 +368,7 @@ static bool walk_stats(long long *buckets, long long *sockets)
 
 static struct reap_bpf *load(enum design d, int nbackends, bool kill)
 {
+	bool chained = d == D_CHAINED || d == D_CHAINED_CONN;
 	struct reap_addr_filter f = {};
 	struct reap_bpf *skel = reap_bpf__open();
 	__u32 i;
@@ -369,12 +376,13 @@ static struct reap_bpf *load(enum design d, int nbackends, bool kill)
 	if (!skel)
 		die("open BPF object");
 	skel->rodata->cfg_kill = kill;
-	skel->rodata->cfg_states = ~0U;
+	/* 0: the connected states, which lets the chained walk skip listeners */
+	skel->rodata->cfg_states = d == D_CHAINED_CONN ? 0 : ~0U;
 	skel->rodata->cfg_n_dst = kill ? nbackends : 1;
 	skel->rodata->cfg_protos = 1;
 	bpf_map__set_max_entries(skel->maps.recs, 1 << 20);
-	bpf_program__set_autoload(skel->progs.reap_chained, d == D_CHAINED);
-	bpf_program__set_autoload(skel->progs.reap_tcp, d != D_CHAINED);
+	bpf_program__set_autoload(skel->progs.reap_chained, chained);
+	bpf_program__set_autoload(skel->progs.reap_tcp, !chained);
 	bpf_program__set_autoload(skel->progs.reap_udp, false);
 	if (reap_bpf__load(skel))
 		die("load BPF programs");
@@ -419,6 +427,7 @@ static void run_once(struct reap_bpf *skel, enum design d, int nbackends,
 		}
 		break;
 	case D_CHAINED:
+	case D_CHAINED_CONN:
 		l = attach(skel->progs.reap_chained, -1, 0);
 		drain(bpf_link__fd(l));
 		bpf_link__destroy(l);

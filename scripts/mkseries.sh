@@ -133,12 +133,12 @@ bench=$(awk -F' *\\| *' '
 		cell[k, $5] = sprintf("%.1f (%.2fx)", $6, $9)
 	}
 	END {
-		split("setns netns-arg chained global sock_diag", d, " ")
-		printf "  %-6s %4s %17s %17s %17s %17s %17s\n", "tables", "M", d[1], d[2], d[3], "whole-host", d[5]
+		split("setns netns-arg chained chained-conn global sock_diag", d, " ")
+		printf "  %-6s %4s %17s %17s %17s %17s %17s %17s\n", "tables", "M", d[1], d[2], d[3], d[4], "whole-host", d[6]
 		for (i = 0; i < nk; i++) {
 			split(keys[i], kk, " ")
 			printf "  %-6s %4s", kk[1], kk[2]
-			for (j = 1; j <= 5; j++) printf " %17s", cell[keys[i], d[j]]
+			for (j = 1; j <= 6; j++) printf " %17s", cell[keys[i], d[j]]
 			printf "\n"
 		}
 	}' "$top/docs/BENCHMARKS.md")
