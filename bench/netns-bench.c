@@ -3,13 +3,16 @@
  * netns-bench: whole-host versus per-netns socket walks, side by side.
  *
  *   netns-bench [--smoke] [--reps N] [--cap SOCKETS] [--cap-child SOCKETS]
- *               [--max-m-shared M] [--tables shared|child] [--out DIR]
+ *               [--cap-reap SOCKETS] [--max-m-shared M]
+ *               [--tables shared|child] [--proto tcp|udp] [--out DIR]
  *
  * For each point (tables shared|child, M namespaces, S sockets each) it
  * builds the world once, outside the timed region: M namespaces, each with
  * 10 TCP backends on 127.0.0.1:9000-9009 and S/2 client connections spread
- * over them (S sockets with the accepted peers).  Then it times, on that
- * same world, each design:
+ * over them (S sockets with the accepted peers), and 10 UDP backends on the
+ * same ports with S connected UDP clients spread over them.  "child"
+ * namespaces get their own TCP established hash and UDP table.  Then it
+ * times, on that same world, for TCP and then for UDP, each design:
  *   setns      per netns: setns(), BPF_ITER_CREATE on an iter/tcp link,
  *              read to the end, setns() back
  *   netns-arg  per netns: an iter/tcp link with the netns argument, read
@@ -20,16 +23,19 @@
  *   global     one whole-host iter/tcp link; the program filters
  *   sock_diag  per netns: setns(), a SOCK_DIAG dump (what ss does), and
  *              SOCK_DESTROY per matching socket for the reap workloads
- * and each workload: walk (visit and count every socket), reap1 (destroy
- * the clients of one backend) and reap10 (of all ten backends, in one
- * pass).  Destroyed sockets are rebuilt between repetitions, untimed.
+ * (chained-conn is TCP only: UDP has no listeners to skip) and each
+ * workload: walk (visit and count every socket), reap1 (destroy the
+ * clients of one backend) and reap10 (of all ten backends, in one pass).
+ * Destroyed sockets are rebuilt between repetitions, untimed.
  *
- * One CSV row per (point, design, workload) goes to DIR/results.csv with
+ * One CSV row per (point, protocol, design, workload) goes to
+ * DIR/results.csv with
  * the median and spread of wall and system CPU time, the ratios to the
  * global and chained designs, sockets handed to the program, the
  * syscalls the driver made, and the hash buckets and sockets the kernel
  * walked, read from /sys/kernel/debug/sock_walk_stats around one run
- * (CONFIG_SOCK_WALK_STATS, kernel/bench/; empty when the kernel lacks it).
+ * (CONFIG_SOCK_WALK_STATS, kernel/bench/, which counts the TCP walks only;
+ * empty for UDP and when the kernel lacks it).
  * Points of more than --cap sockets (M x S; --cap-child for child tables)
  * are skipped, and shared points of more than --max-m-shared namespaces:
  * there each per-netns walk visits every socket of the host, so a run
@@ -66,6 +72,7 @@
 #define BASE_PORT	9000
 #define MAX_REPS	15
 #define CHILD_EHASH	1024	/* tcp_child_ehash_entries of child namespaces */
+#define CHILD_UDP_HASH	1024	/* udp_child_hash_entries of child namespaces */
 
 enum design {
 	D_SETNS, D_NETNS_ARG, D_CHAINED, D_CHAINED_CONN, D_GLOBAL, D_DIAG,
@@ -83,6 +90,9 @@ struct pod {
 	int lfd[NBACKENDS];
 	int nconn;
 	int *cfd, *pfd;		/* client and accepted peer of each connection */
+	int ufd[NBACKENDS];	/* UDP backends */
+	int nudp;
+	int *ucfd;		/* connected UDP clients */
 };
 
 static struct pod *pods;
@@ -157,6 +167,20 @@ static void connect_one(struct pod *p, int i)
 		die("accept");
 }
 
+/* A UDP client of backend i % NBACKENDS, in the current namespace. */
+static void udp_connect_one(struct pod *p, int i)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	int c;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	a.sin_port = htons(BASE_PORT + i % NBACKENDS);
+	c = socket(AF_INET, SOCK_DGRAM, 0);
+	if (c < 0 || connect(c, (void *)&a, sizeof(a)))
+		die("connect udp");
+	p->ucfd[i] = c;
+}
+
 static void build_world(int m, int s, bool child)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET };
@@ -164,6 +188,7 @@ static void build_world(int m, int s, bool child)
 	int i, j, one = 1, t;
 
 	write_sysctl("/proc/sys/net/ipv4/tcp_child_ehash_entries", child ? CHILD_EHASH : 0);
+	write_sysctl("/proc/sys/net/ipv4/udp_child_hash_entries", child ? CHILD_UDP_HASH : 0);
 	pods = calloc(m, sizeof(*pods));
 	npods = m;
 	for (i = 0; i < m; i++) {
@@ -180,6 +205,9 @@ static void build_world(int m, int s, bool child)
 			a.sin_port = htons(BASE_PORT + j);
 			if (bind(p->lfd[j], (void *)&a, sizeof(a)) || listen(p->lfd[j], 4096))
 				die("listen");
+			p->ufd[j] = socket(AF_INET, SOCK_DGRAM, 0);
+			if (p->ufd[j] < 0 || bind(p->ufd[j], (void *)&a, sizeof(a)))
+				die("bind udp");
 		}
 		t = socket(AF_INET, SOCK_DGRAM, 0);
 		getsockopt(t, SOL_SOCKET, SO_NETNS_COOKIE, &p->cookie, &len);
@@ -189,10 +217,15 @@ static void build_world(int m, int s, bool child)
 		p->pfd = calloc(p->nconn, sizeof(int));
 		for (j = 0; j < p->nconn; j++)
 			connect_one(p, j);
+		p->nudp = s;
+		p->ucfd = calloc(p->nudp, sizeof(int));
+		for (j = 0; j < p->nudp; j++)
+			udp_connect_one(p, j);
 		if (setns(self_ns, CLONE_NEWNET))
 			die("setns back");
 	}
 	write_sysctl("/proc/sys/net/ipv4/tcp_child_ehash_entries", 0);
+	write_sysctl("/proc/sys/net/ipv4/udp_child_hash_entries", 0);
 }
 
 static void free_world(void)
@@ -204,41 +237,84 @@ static void free_world(void)
 			close(pods[i].cfd[j]);
 			close(pods[i].pfd[j]);
 		}
-		for (j = 0; j < NBACKENDS; j++)
+		for (j = 0; j < pods[i].nudp; j++)
+			close(pods[i].ucfd[j]);
+		for (j = 0; j < NBACKENDS; j++) {
 			close(pods[i].lfd[j]);
+			close(pods[i].ufd[j]);
+		}
 		close(pods[i].nsfd);
 		free(pods[i].cfd);
 		free(pods[i].pfd);
+		free(pods[i].ucfd);
 	}
 	free(pods);
 	pods = NULL;
 }
 
-/* Reconnect every client a reap destroyed, untimed. */
-static void rebuild(void)
+/* Enter pod @p's namespace once, for the first client to rebuild. */
+static void enter_pod(const struct pod *p, bool *entered)
 {
-	int i, j;
+	if (*entered)
+		return;
+	if (setns(p->nsfd, CLONE_NEWNET))
+		die("setns");
+	*entered = true;
+}
+
+/*
+ * Reconnect every client a reap destroyed, untimed: a TCP client that
+ * reads an error or EOF, a UDP client that an abort disconnected.
+ * Return how many.
+ */
+static int rebuild(int proto)
+{
+	struct sockaddr_in peer;
+	int i, j, n = 0;
+	socklen_t len;
 	char c;
 
 	for (i = 0; i < npods; i++) {
+		struct pod *p = &pods[i];
 		bool entered = false;
 
-		for (j = 0; j < pods[i].nconn; j++) {
-			if (recv(pods[i].cfd[j], &c, 1, MSG_DONTWAIT) < 0 &&
+		for (j = 0; proto == IPPROTO_TCP && j < p->nconn; j++) {
+			if (recv(p->cfd[j], &c, 1, MSG_DONTWAIT) < 0 &&
 			    errno == EAGAIN)
 				continue;
-			if (!entered) {
-				if (setns(pods[i].nsfd, CLONE_NEWNET))
-					die("setns");
-				entered = true;
-			}
-			close(pods[i].cfd[j]);
-			close(pods[i].pfd[j]);
-			connect_one(&pods[i], j);
+			enter_pod(p, &entered);
+			close(p->cfd[j]);
+			close(p->pfd[j]);
+			connect_one(p, j);
+			n++;
+		}
+		for (j = 0; proto == IPPROTO_UDP && j < p->nudp; j++) {
+			len = sizeof(peer);
+			if (!getpeername(p->ucfd[j], (void *)&peer, &len))
+				continue;
+			enter_pod(p, &entered);
+			close(p->ucfd[j]);
+			udp_connect_one(p, j);
+			n++;
 		}
 		if (entered && setns(self_ns, CLONE_NEWNET))
 			die("setns back");
 	}
+	return n;
+}
+
+/* The clients of the first @nbackends backends: what a reap destroys. */
+static int clients_of(int proto, int nbackends)
+{
+	int i, j, n = 0;
+
+	for (i = 0; i < npods; i++) {
+		int nc = proto == IPPROTO_TCP ? pods[i].nconn : pods[i].nudp;
+
+		for (j = 0; j < nc; j++)
+			n += j % NBACKENDS < nbackends;
+	}
+	return n;
 }
 
 static void drain(int link_fd)
@@ -280,8 +356,11 @@ static struct bpf_link *attach(struct bpf_program *prog, int nsfd, __u32 flags)
 	return l;
 }
 
-/* SOCK_DIAG dump of one netns's TCP sockets; destroy those to @ports. */
-static unsigned long diag_netns(int nbackends, bool kill)
+/*
+ * SOCK_DIAG dump of the current netns's @proto sockets; with @kill,
+ * SOCK_DESTROY each connected one to the first @nbackends backends.
+ */
+static unsigned long diag_netns(int proto, int nbackends, bool kill)
 {
 	struct {
 		struct nlmsghdr nlh;
@@ -289,7 +368,7 @@ static unsigned long diag_netns(int nbackends, bool kill)
 	} req = {
 		.nlh = { .nlmsg_len = sizeof(req), .nlmsg_type = SOCK_DIAG_BY_FAMILY,
 			 .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP },
-		.r = { .sdiag_family = AF_INET, .sdiag_protocol = IPPROTO_TCP,
+		.r = { .sdiag_family = AF_INET, .sdiag_protocol = proto,
 		       .idiag_states = ~0U },
 	};
 	static char buf[65536];
@@ -366,7 +445,8 @@ static bool walk_stats(long long *buckets, long long *sockets)
 	return ok;
 }
 
-static struct reap_bpf *load(enum design d, int nbackends, bool kill)
+static struct reap_bpf *load(int proto, enum design d, int nbackends,
+			     bool kill, int reps)
 {
 	bool chained = d == D_CHAINED || d == D_CHAINED_CONN;
 	struct reap_addr_filter f = {};
@@ -379,11 +459,18 @@ static struct reap_bpf *load(enum design d, int nbackends, bool kill)
 	/* 0: the connected states, which lets the chained walk skip listeners */
 	skel->rodata->cfg_states = d == D_CHAINED_CONN ? 0 : ~0U;
 	skel->rodata->cfg_n_dst = kill ? nbackends : 1;
-	skel->rodata->cfg_protos = 1;
-	bpf_map__set_max_entries(skel->maps.recs, 1 << 20);
+	skel->rodata->cfg_protos = proto == IPPROTO_TCP ? 1 : 2;
+	/*
+	 * Room for what every repetition matches: a hash map is allocated
+	 * whole at load, and a needlessly large one makes every load slow.
+	 */
+	bpf_map__set_max_entries(skel->maps.recs,
+				 1024 + reps * clients_of(proto, nbackends));
 	bpf_program__set_autoload(skel->progs.reap_chained, chained);
-	bpf_program__set_autoload(skel->progs.reap_tcp, !chained);
-	bpf_program__set_autoload(skel->progs.reap_udp, false);
+	bpf_program__set_autoload(skel->progs.reap_tcp,
+				  !chained && proto == IPPROTO_TCP);
+	bpf_program__set_autoload(skel->progs.reap_udp,
+				  !chained && proto == IPPROTO_UDP);
 	if (reap_bpf__load(skel))
 		die("load BPF programs");
 	f.addr[10] = f.addr[11] = 0xff;
@@ -403,15 +490,17 @@ static int ns_fd(int i)
 	return i < npods ? pods[i].nsfd : self_ns;
 }
 
-static void run_once(struct reap_bpf *skel, enum design d, int nbackends,
-		     bool kill, unsigned long *seen)
+static void run_once(struct reap_bpf *skel, int proto, enum design d,
+		     int nbackends, bool kill, unsigned long *seen)
 {
+	struct bpf_program *prog = proto == IPPROTO_TCP ? skel->progs.reap_tcp :
+							  skel->progs.reap_udp;
 	struct bpf_link *l;
 	int i;
 
 	switch (d) {
 	case D_SETNS:
-		l = attach(skel->progs.reap_tcp, -1, 0);
+		l = attach(prog, -1, 0);
 		for (i = 0; i <= npods; i++) {
 			enter(ns_fd(i));
 			drain(bpf_link__fd(l));
@@ -421,7 +510,7 @@ static void run_once(struct reap_bpf *skel, enum design d, int nbackends,
 		break;
 	case D_NETNS_ARG:
 		for (i = 0; i <= npods; i++) {
-			l = attach(skel->progs.reap_tcp, ns_fd(i), 0);
+			l = attach(prog, ns_fd(i), 0);
 			drain(bpf_link__fd(l));
 			bpf_link__destroy(l);
 		}
@@ -433,7 +522,7 @@ static void run_once(struct reap_bpf *skel, enum design d, int nbackends,
 		bpf_link__destroy(l);
 		break;
 	case D_GLOBAL:
-		l = attach(skel->progs.reap_tcp, -1, BPF_SOCK_ITER_ALL_NETNS);
+		l = attach(prog, -1, BPF_SOCK_ITER_ALL_NETNS);
 		drain(bpf_link__fd(l));
 		bpf_link__destroy(l);
 		break;
@@ -441,7 +530,7 @@ static void run_once(struct reap_bpf *skel, enum design d, int nbackends,
 		*seen = 0;
 		for (i = 0; i <= npods; i++) {
 			enter(ns_fd(i));
-			*seen += diag_netns(nbackends, kill);
+			*seen += diag_netns(proto, nbackends, kill);
 			enter(self_ns);
 		}
 		return;
@@ -451,26 +540,29 @@ static void run_once(struct reap_bpf *skel, enum design d, int nbackends,
 	*seen = skel->bss->counts.seen;
 }
 
-static struct result measure(enum design d, enum workload w, int reps)
+static struct result measure(int proto, enum design d, enum workload w,
+			     int reps)
 {
 	int nb = w == W_REAP1 ? 1 : NBACKENDS, r;
 	bool kill = w != W_WALK;
 	double wall[MAX_REPS], sys[MAX_REPS];
-	struct reap_bpf *skel = load(d, nb, kill);
+	struct reap_bpf *skel = load(proto, d, nb, kill, reps);
 	struct result res = {};
 
 	/* One load per design and workload: the verifier is not what is timed. */
 	for (r = 0; r < reps; r++) {
 		unsigned long calls0 = syscalls, seen = 0;
 		long long b0, k0, b1, k1;
+		int n_rebuilt;
 		bool counted;
 		double t0, s0;
 
 		memset(skel->bss, 0, sizeof(*skel->bss));
-		counted = walk_stats(&b0, &k0);
+		/* The kernel counts the TCP walks only. */
+		counted = proto == IPPROTO_TCP && walk_stats(&b0, &k0);
 		t0 = now();
 		s0 = sys_ms();
-		run_once(skel, d, nb, kill, &seen);
+		run_once(skel, proto, d, nb, kill, &seen);
 		wall[r] = now() - t0;
 		sys[r] = sys_ms() - s0;
 		res.seen = seen;
@@ -480,8 +572,14 @@ static struct result measure(enum design d, enum workload w, int reps)
 			res.buckets = b1 - b0;
 			res.walked = k1 - k0;
 		}
-		if (kill)
-			rebuild();
+		/* A reap that misses a client, or kills another, is a bug. */
+		n_rebuilt = kill ? rebuild(proto) : 0;
+		if (kill && n_rebuilt != clients_of(proto, nb)) {
+			fprintf(stderr, "netns-bench: %s %s %s destroyed the wrong sockets: %d clients had to be rebuilt, %d expected\n",
+				proto == IPPROTO_TCP ? "tcp" : "udp", design_names[d],
+				workload_names[w], n_rebuilt, clients_of(proto, nb));
+			exit(1);
+		}
 	}
 	reap_bpf__destroy(skel);
 	qsort(wall, reps, sizeof(double), cmp_double);
@@ -492,6 +590,46 @@ static struct result measure(enum design d, enum workload w, int reps)
 	return res;
 }
 
+/* Whether design @d runs for @proto: UDP has no listeners to skip. */
+static bool runs(int proto, enum design d)
+{
+	return proto == IPPROTO_TCP || d != D_CHAINED_CONN;
+}
+
+/* The CSV rows and the console lines of one point and protocol. */
+static void emit(FILE *csv, const char *tables, int m, int s, int proto,
+		 struct result r[N_DESIGNS][N_WORKLOADS], int nw, int reps)
+{
+	const char *pname = proto == IPPROTO_TCP ? "tcp" : "udp";
+	int d, w;
+
+	for (w = 0; w < nw; w++) {
+		for (d = 0; d < N_DESIGNS; d++) {
+			struct result *x = &r[d][w];
+			double g = x->wall / r[D_GLOBAL][w].wall;
+			double c = x->wall / r[D_CHAINED][w].wall;
+			char kb[24] = "", ks[24] = "";
+
+			if (!runs(proto, d))
+				continue;
+			if (x->buckets >= 0) {
+				snprintf(kb, sizeof(kb), "%lld", x->buckets);
+				snprintf(ks, sizeof(ks), "%lld", x->walked);
+			}
+			fprintf(csv, "%s,%d,%d,%s,%s,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%lu,%lu,%.1f,%s,%s,%s\n",
+				tables, m, s, design_names[d], workload_names[w],
+				reps, x->wall, x->wall_spread, x->sys, g, c,
+				x->seen, x->calls, x->wall * 1000 / m, kb, ks,
+				pname);
+			printf("%-6s %4d %5d %-3s %-12s %-7s %10.3f %8.3f %8.3f %8.2f %8.2f %9lu %8lu %9s %9s\n",
+			       tables, m, s, pname, design_names[d],
+			       workload_names[w], x->wall, x->wall_spread,
+			       x->sys, g, c, x->seen, x->calls,
+			       kb[0] ? kb : "-", ks[0] ? ks : "-");
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const int full_m[] = { 1, 16, 64, 256 }, full_s[] = { 10, 100, 1000 };
@@ -499,7 +637,8 @@ int main(int argc, char **argv)
 	const int *ms = full_m, *ss = full_s;
 	int nm = 4, ns = 3, reps = 5, cap = 64000, cap_child = -1, max_m_shared = 256;
 	int cap_reap = 64000, nw;
-	int mi, si, t, d, w;
+	int protos[] = { IPPROTO_TCP, IPPROTO_UDP }, p_first = 0, p_last = 1;
+	int mi, si, t, d, w, pi;
 	double t0, t1;
 	const char *out = "results";
 	int t_first = 0, t_last = 1;
@@ -517,6 +656,7 @@ int main(int argc, char **argv)
 			{ "max-m-shared", required_argument, NULL, 'M' },
 			{ "out", required_argument, NULL, 'o' },
 			{ "tables", required_argument, NULL, 't' },
+			{ "proto", required_argument, NULL, 'p' },
 			{}
 		};
 		int c = getopt_long(argc, argv, "", lo, NULL);
@@ -545,8 +685,12 @@ int main(int argc, char **argv)
 			t_last = 0;
 		} else if (c == 't' && !strcmp(optarg, "child")) {
 			t_first = 1;
+		} else if (c == 'p' && !strcmp(optarg, "tcp")) {
+			p_last = 0;
+		} else if (c == 'p' && !strcmp(optarg, "udp")) {
+			p_first = 1;
 		} else {
-			fprintf(stderr, "usage: netns-bench [--smoke] [--reps N] [--cap SOCKETS] [--cap-child SOCKETS] [--cap-reap SOCKETS] [--max-m-shared M] [--tables shared|child] [--out DIR]\n");
+			fprintf(stderr, "usage: netns-bench [--smoke] [--reps N] [--cap SOCKETS] [--cap-child SOCKETS] [--cap-reap SOCKETS] [--max-m-shared M] [--tables shared|child] [--proto tcp|udp] [--out DIR]\n");
 			return 2;
 		}
 	}
@@ -565,21 +709,22 @@ int main(int argc, char **argv)
 	csv = fopen(path, "w");
 	if (!csv)
 		die(path);
-	fprintf(csv, "backends %d\nchild_ehash_entries %d\n", NBACKENDS, CHILD_EHASH);
+	fprintf(csv, "backends %d\nchild_ehash_entries %d\nchild_udp_hash_entries %d\n",
+		NBACKENDS, CHILD_EHASH, CHILD_UDP_HASH);
 	fclose(csv);
 	snprintf(path, sizeof(path), "%s/results.csv", out);
 	csv = fopen(path, "w");
 	if (!csv)
 		die(path);
-	fprintf(csv, "tables,m,s,design,workload,reps,wall_ms_median,wall_ms_spread,sys_ms_median,ratio_vs_global,ratio_vs_chained,sockets_seen,syscalls,per_netns_us,kernel_buckets,kernel_sockets\n");
-	printf("%-6s %4s %5s %-10s %-7s %10s %8s %8s %8s %8s %9s %8s %9s %9s\n",
-	       "tables", "M", "S", "design", "work", "wall_ms", "spread", "sys_ms",
-	       "x_global", "x_chain", "sockets", "syscalls", "k_buckets",
-	       "k_sockets");
+	fprintf(csv, "tables,m,s,design,workload,reps,wall_ms_median,wall_ms_spread,sys_ms_median,ratio_vs_global,ratio_vs_chained,sockets_seen,syscalls,per_netns_us,kernel_buckets,kernel_sockets,proto\n");
+	printf("%-6s %4s %5s %-3s %-12s %-7s %10s %8s %8s %8s %8s %9s %8s %9s %9s\n",
+	       "tables", "M", "S", "pro", "design", "work", "wall_ms", "spread",
+	       "sys_ms", "x_global", "x_chain", "sockets", "syscalls",
+	       "k_buckets", "k_sockets");
 	for (t = t_first; t <= t_last; t++) {
 		for (mi = 0; mi < nm; mi++) {
 			for (si = 0; si < ns; si++) {
-				struct result r[N_DESIGNS][N_WORKLOADS];
+				struct result r[2][N_DESIGNS][N_WORKLOADS];
 
 				if (ms[mi] * ss[si] > (t ? cap_child : cap)) {
 					printf("# skip %s M=%d S=%d: %d sockets is over the cap of %d\n",
@@ -602,38 +747,17 @@ int main(int argc, char **argv)
 				t0 = now();
 				build_world(ms[mi], ss[si], t);
 				t1 = now();
-				for (w = 0; w < nw; w++)
-					for (d = 0; d < N_DESIGNS; d++)
-						r[d][w] = measure(d, w, reps);
+				for (pi = p_first; pi <= p_last; pi++)
+					for (w = 0; w < nw; w++)
+						for (d = 0; d < N_DESIGNS; d++)
+							if (runs(protos[pi], d))
+								r[pi][d][w] = measure(protos[pi], d, w, reps);
 				printf("# %s M=%d S=%d: world built in %.1f s, measured in %.1f s\n",
 				       t ? "child" : "shared", ms[mi], ss[si],
 				       (t1 - t0) / 1e3, (now() - t1) / 1e3);
-				for (w = 0; w < nw; w++) {
-					for (d = 0; d < N_DESIGNS; d++) {
-						struct result *x = &r[d][w];
-						double g = x->wall / r[D_GLOBAL][w].wall;
-						double c = x->wall / r[D_CHAINED][w].wall;
-
-						char kb[24] = "", ks[24] = "";
-
-						if (x->buckets >= 0) {
-							snprintf(kb, sizeof(kb), "%lld", x->buckets);
-							snprintf(ks, sizeof(ks), "%lld", x->walked);
-						}
-						fprintf(csv, "%s,%d,%d,%s,%s,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%lu,%lu,%.1f,%s,%s\n",
-							t ? "child" : "shared", ms[mi], ss[si],
-							design_names[d], workload_names[w], reps,
-							x->wall, x->wall_spread, x->sys, g, c,
-							x->seen, x->calls,
-							x->wall * 1000 / ms[mi], kb, ks);
-						printf("%-6s %4d %5d %-10s %-7s %10.3f %8.3f %8.3f %8.2f %8.2f %9lu %8lu %9s %9s\n",
-						       t ? "child" : "shared", ms[mi], ss[si],
-						       design_names[d], workload_names[w],
-						       x->wall, x->wall_spread, x->sys, g, c,
-						       x->seen, x->calls, kb[0] ? kb : "-",
-						       ks[0] ? ks : "-");
-					}
-				}
+				for (pi = p_first; pi <= p_last; pi++)
+					emit(csv, t ? "child" : "shared", ms[mi], ss[si],
+					     protos[pi], r[pi], nw, reps);
 				fflush(stdout);
 				fflush(csv);
 				free_world();

@@ -13,11 +13,15 @@ setup_file() {
 
 @test "bench-smoke writes one CSV row per point, design and workload" {
 	[ -s "$OUT/results.csv" ] || fail "no CSV: $(cat "$BATS_FILE_TMPDIR/log")"
-	# 2 tables x 2 sizes x 6 designs x 3 workloads, plus the header
+	# 2 tables x 2 sizes x (6 TCP + 5 UDP designs) x 3 workloads, plus
+	# the header
 	run wc -l < "$OUT/results.csv"
-	assert_output "73"
+	assert_output "133"
 	for d in setns netns-arg chained chained-conn global sock_diag; do
-		grep -q ",$d,walk," "$OUT/results.csv" || fail "no $d walk row"
+		grep -q ",$d,walk,.*,tcp\$" "$OUT/results.csv" || fail "no $d TCP walk row"
+	done
+	for d in setns netns-arg chained global sock_diag; do
+		grep -q ",$d,walk,.*,udp\$" "$OUT/results.csv" || fail "no $d UDP walk row"
 	done
 }
 
@@ -26,21 +30,22 @@ setup_file() {
 	# sockets.  chained and global walk every namespace, so also what
 	# earlier tests left behind (a dying namespace's TIME_WAIT sockets, for
 	# the whole-host walk): at least as many.
-	run awk -F, 'NR > 1 && $5 == "walk" { k = $1 " " $2 " " $3
+	run awk -F, 'NR > 1 && $5 == "walk" { k = $17 " " $1 " " $2 " " $3
 			if ($4 == "chained-conn") next
 			if ($4 == "chained" || $4 == "global") { all[k " " $4] = $12; next }
 			if (!(k in v)) v[k] = $12; else if (v[k] != $12) print "per-netns differ:", k }
-		END { for (x in all) { split(x, f, " "); k = f[1] " " f[2] " " f[3]
+		END { for (x in all) { split(x, f, " "); k = f[1] " " f[2] " " f[3] " " f[4]
 			if (all[x] < v[k]) print x, all[x], "<", v[k] } }' "$OUT/results.csv"
 	assert_output ""
-	# 4 namespaces x (10 sockets and 10 listeners)
+	# 4 namespaces x (10 sockets and 10 listeners or unconnected UDP
+	# backends), for TCP and UDP on both kinds of table
 	run awk -F, 'NR > 1 && $2 == 4 && $5 == "walk" && $4 == "netns-arg" { print $12 }' \
 		"$OUT/results.csv"
-	assert_output "$(printf '80\n80')"
+	assert_output "$(printf '80\n80\n80\n80')"
 }
 
 @test "chained-conn skips the listeners: every pod's ten, at least" {
-	run awk -F, 'NR > 1 && $5 == "walk" && ($4 == "chained" || $4 == "chained-conn") {
+	run awk -F, 'NR > 1 && $17 == "tcp" && $5 == "walk" && ($4 == "chained" || $4 == "chained-conn") {
 			k = $1 " M=" $2 " S=" $3; n[k " " $4] = $12; m[k] = $2 }
 		END { for (k in m) { d = n[k " chained"] - n[k " chained-conn"]
 			if (d < 10 * m[k]) print k ": chained", n[k " chained"], "chained-conn", n[k " chained-conn"] } }' \
