@@ -7,6 +7,17 @@ csv=$res/results.csv
 [ -s "$csv" ] || { echo "Error: no $csv: run make bench" >&2; exit 1; }
 mkdir -p "$docs/bench"
 
+# The TCP rows go to every section as before, the UDP rows to their own
+# (a CSV without a proto column is all TCP).
+all=$csv
+split_proto() { # PROTO OUT
+	awk -F, -v p="$1" 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; print; next }
+		(("proto" in h) ? $h["proto"] : "tcp") == p' "$all" > "$2"
+}
+split_proto tcp "$res/tcp.csv"
+split_proto udp "$res/udp.csv"
+csv=$res/tcp.csv
+
 # col NAME: the column number of NAME in the CSV header.
 col() { head -n1 "$csv" | tr ',' '\n' | grep -nx "$1" | cut -d: -f1; }
 cd=$(col design) cw=$(col workload) ct=$(col tables)
@@ -15,7 +26,8 @@ cwall=$(col wall_ms_median)
 designs="setns netns-arg chained chained-conn global sock_diag"
 
 # plot_walk TABLES FIX VALUE X XLABEL PNG: walk time against column X, one
-# line per design, for the points of TABLES whose column FIX is VALUE.
+# line per design, for the points of TABLES whose column FIX is VALUE, from
+# $csv; PROTO names the protocol in the title.
 plot_walk() {
 	local t=$1 fix=$2 val=$3 x=$4 xlabel=$5 png=$6 d dat cmd="" sep=""
 	for d in $designs; do
@@ -32,7 +44,7 @@ plot_walk() {
 	gnuplot <<-GP
 		set terminal png size 800,500 noenhanced
 		set output '$png'
-		set title 'walk, $t tables, ${fix^^}=$val'
+		set title 'walk, ${PROTO:-tcp}, $t tables, ${fix^^}=$val'
 		set xlabel '$xlabel'
 		set ylabel 'wall time, ms (median)'
 		set logscale xy
@@ -47,6 +59,10 @@ plot_walk shared s 100 m 'namespaces (M)' "$docs/bench/walk-shared-s100.png"
 plot_walk child s 100 m 'namespaces (M)' "$docs/bench/walk-child-s100.png"
 plot_walk shared m 16 s 'sockets per namespace (S)' "$docs/bench/walk-vs-s-shared-m16.png"
 plot_walk child m 16 s 'sockets per namespace (S)' "$docs/bench/walk-vs-s-child-m16.png"
+if [ "$(wc -l < "$res/udp.csv")" -gt 1 ]; then
+	csv=$res/udp.csv PROTO=udp plot_walk shared s 10 m 'namespaces (M)' "$docs/bench/walk-udp-shared-s10.png"
+	csv=$res/udp.csv PROTO=udp plot_walk child s 10 m 'namespaces (M)' "$docs/bench/walk-udp-child-s10.png"
+fi
 table() { # WORKLOAD: markdown table of every point for WORKLOAD
 	awk -F, -v w="$1" 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
 		$h["workload"] == w {
@@ -172,6 +188,28 @@ goals() {
 	}' "$csv"
 }
 
+# udp_goals: the UDP walk of every design against whole-host and setns.
+udp_goals() {
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+	$h["workload"] == "walk" {
+		k = $h["tables"] SUBSEP $h["m"] SUBSEP $h["s"]
+		wall[k SUBSEP $h["design"]] = $h["wall_ms_median"]
+		if (!(k in seenpt)) { seenpt[k] = 1; pts[++npts] = k }
+	}
+	END {
+		print "| tables | M | S | setns / whole-host | netns-arg / whole-host | chained / whole-host | sock_diag / whole-host | setns / chained |"
+		print "| --- | --- | --- | --- | --- | --- | --- | --- |"
+		for (i = 1; i <= npts; i++) {
+			split(pts[i], p, SUBSEP)
+			g = wall[pts[i] SUBSEP "global"]
+			c = wall[pts[i] SUBSEP "chained"]
+			printf "| %s | %d | %d | %.2fx | %.2fx | %.2fx | %.2fx | %.2fx |\n", p[1], p[2], p[3],
+				wall[pts[i] SUBSEP "setns"] / g, wall[pts[i] SUBSEP "netns-arg"] / g,
+				c / g, wall[pts[i] SUBSEP "sock_diag"] / g, wall[pts[i] SUBSEP "setns"] / c
+		}
+	}' "$res/udp.csv"
+}
+
 # counters: the kernel's bucket and socket counts of each walk against the
 # cost model's bucket count (M pods and the host, n = M + 1):
 #   whole-host      shared: L + B              child: L + B + M b
@@ -204,6 +242,17 @@ counters() {
 	echo
 	goals
 	echo
+	if [ "$(wc -l < "$res/udp.csv")" -gt 1 ]; then
+		echo "### UDP walk: every design against whole-host"
+		echo
+		echo "The same worlds' connected UDP sockets (S per namespace, plus 10"
+		echo "unconnected backends). UDP has no separate listening table: a namespace"
+		echo "with its own UDP table keeps all its UDP sockets there, so chained-conn"
+		echo "has nothing to add and is not run."
+		echo
+		udp_goals
+		echo
+	fi
 	echo "## Kernel counters against the cost model"
 	echo
 	if [ -n "$B" ] && [ -n "$L" ] && [ -n "$b" ] &&
@@ -233,6 +282,16 @@ counters() {
 		echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 		table "$w"
 	done
+	if [ "$(wc -l < "$res/udp.csv")" -gt 1 ]; then
+		for w in walk reap1 reap10; do
+			echo
+			echo "## udp $w"
+			echo
+			echo "| tables | M | S | design | wall ms | spread | sys ms | x global | x chained | sockets | syscalls | k buckets | k sockets |"
+			echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+			csv=$res/udp.csv table "$w"
+		done
+	fi
 	echo
 	echo "## Plots"
 	echo
@@ -240,6 +299,6 @@ counters() {
 		echo "![$(basename "$p" .png)](bench/$(basename "$p"))"
 	done
 } > "$docs/BENCHMARKS.md"
-cp "$csv" "$docs/bench/results.csv"
+cp "$all" "$docs/bench/results.csv"
 cp "$res/guest.txt" "$res/world.txt" "$docs/bench/" 2>/dev/null || true
 echo "wrote $docs/BENCHMARKS.md"
