@@ -151,34 +151,31 @@ static void lo_up(void)
 	close(s);
 }
 
-static void connect_one(struct pod *p, int i)
+/* A @type socket connected to backend i % NBACKENDS, in the current netns. */
+static int client_of(int type, int i)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET };
 	int c;
 
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	a.sin_port = htons(BASE_PORT + i % NBACKENDS);
-	c = socket(AF_INET, SOCK_STREAM, 0);
+	c = socket(AF_INET, type, 0);
 	if (c < 0 || connect(c, (void *)&a, sizeof(a)))
-		die("connect");
-	p->cfd[i] = c;
+		die(type == SOCK_STREAM ? "connect" : "connect udp");
+	return c;
+}
+
+static void connect_one(struct pod *p, int i)
+{
+	p->cfd[i] = client_of(SOCK_STREAM, i);
 	p->pfd[i] = accept(p->lfd[i % NBACKENDS], NULL, NULL);
 	if (p->pfd[i] < 0)
 		die("accept");
 }
 
-/* A UDP client of backend i % NBACKENDS, in the current namespace. */
 static void udp_connect_one(struct pod *p, int i)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET };
-	int c;
-
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	a.sin_port = htons(BASE_PORT + i % NBACKENDS);
-	c = socket(AF_INET, SOCK_DGRAM, 0);
-	if (c < 0 || connect(c, (void *)&a, sizeof(a)))
-		die("connect udp");
-	p->ucfd[i] = c;
+	p->ucfd[i] = client_of(SOCK_DGRAM, i);
 }
 
 static void build_world(int m, int s, bool child)
