@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # Prepare the kernel source tree used for every build.
 #
-#   prepare-tree.sh TREE [KERNEL_SRC]
+#   prepare-tree.sh [--bench] TREE [KERNEL_SRC]
 #
 # The first run copies the source (KERNEL_SRC, or Debian's linux-source-7.3
 # fetched into the cache) into TREE and records it as the git commit tagged
 # "pristine".  Every run then computes the wanted tree, pristine plus
 # kernel/patches/*.patch plus the new files listed in kernel/FILES (the
-# upstream series) plus the benchmark counters of kernel/bench/*.patch, and
-# rewrites only the files whose contents differ, so kbuild rebuilds only
-# what changed.
+# upstream series), plus with --bench the benchmark counters of
+# kernel/bench/*.patch (the bench kernel only), and rewrites only the files
+# whose contents differ, so kbuild rebuilds only what changed.
 set -euo pipefail
 
+bench=0
+[ "${1:-}" = --bench ] && { bench=1; shift; }
 tree=${1:?usage: prepare-tree.sh TREE [KERNEL_SRC]}
 mkdir -p "$tree"
 tree=$(cd "$tree" && pwd)
@@ -63,10 +65,10 @@ while read -r src dst; do
 	"${git[@]}" update-index --add --cacheinfo "100644,$blob,$dst"
 done < "$top/kernel/FILES"
 # The upstream series ends here (scripts/mkseries.sh checks it does); the
-# benchmark instrumentation in kernel/bench/ goes on top.
+# benchmark instrumentation in kernel/bench/ goes on top in the bench tree.
 series=$("${git[@]}" write-tree)
 for p in "$top"/kernel/bench/*.patch; do
-	[ -e "$p" ] || continue
+	[ -e "$p" ] && [ "$bench" = 1 ] || continue
 	"${git[@]}" apply --cached --whitespace=nowarn "$p" || {
 		echo "Error: kernel/bench/$(basename "$p") does not apply on top of kernel/patches and kernel/FILES" >&2
 		exit 1
