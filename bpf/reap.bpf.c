@@ -149,8 +149,9 @@ static __always_inline void addr_of(__u8 out[16], __u16 family, __be32 v4,
 
 /*
  * The whole decision for one socket, shared by every mode.  @it is the
- * chained walk's iterator, which holds @skc locked, or NULL in iter/tcp and
- * iter/udp, which hold it themselves.  @seq is the iterator's seq_file.
+ * chained walk's iterator, whose abort takes @skc's lock itself, or NULL in
+ * iter/tcp and iter/udp, which hold it locked.  @seq is the iterator's
+ * seq_file.
  */
 static __always_inline int reap_one(struct seq_file *seq,
 				    struct sock_common *skc, __u8 proto,

@@ -268,44 +268,6 @@ reap_and_check() {
 	assert_line "read ok sockets=$want"
 }
 
-@test "verifier: the socket walk needs a sleepable program" {
-	run "$BPFTOOL" prog load "$OBJ/neg_sock_nonsleepable.bpf.o" "$PIN-neg1"
-	assert_failure
-	assert_output --partial "sleepable"
-}
-
-@test "verifier: a leaked socket iterator is rejected" {
-	run "$BPFTOOL" prog load "$OBJ/neg_sock_leak.bpf.o" "$PIN-neg2"
-	assert_failure
-	assert_output --partial "Unreleased reference"
-}
-
-@test "verifier: bpf_sock_destroy() outside iter/tcp and iter/udp is rejected" {
-	run "$BPFTOOL" prog load "$OBJ/neg_sock_destroy.bpf.o" "$PIN-neg3"
-	assert_failure
-	assert_output --partial "bpf_sock_destroy"
-}
-
-@test "verifier: aborting through a destroyed iterator is rejected" {
-	run "$BPFTOOL" prog load "$OBJ/neg_sock_abort_after.bpf.o" "$PIN-neg4"
-	assert_failure
-	assert_output --partial "initialized iter_netns_sock"
-}
-
-@test "verifier: a socket used after the following next() is rejected" {
-	run "$BPFTOOL" prog load "$OBJ/neg_sock_use_after_next.bpf.o" "$PIN-neg5"
-	assert_failure
-	assert_output --partial "invalid mem access 'scalar'"
-	assert_output --partial "the iterator's next call invalidated this pointer"
-}
-
-@test "verifier: a socket used after the iterator's destroy() is rejected" {
-	run "$BPFTOOL" prog load "$OBJ/neg_sock_use_after_destroy.bpf.o" "$PIN-neg6"
-	assert_failure
-	assert_output --partial "invalid mem access 'scalar'"
-	assert_output --partial "resource release invalidated this pointer"
-}
-
 @test "churn: the chained walk destroys while namespaces and sockets come and go" {
 	local churn end n=0
 	churn=$(churn_netns churn)

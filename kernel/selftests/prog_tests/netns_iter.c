@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <pthread.h>
 #include <test_progs.h>
+#include <time.h>
 #include "network_helpers.h"
 #include "netns_iter.skel.h"
 
@@ -421,6 +423,182 @@ out:
 	ns_socks_fini(&a);
 }
 
+static void nested_reset(struct netns_iter *skel, bool inner_stop,
+			 bool inner_abort, int outer_limit)
+{
+	skel->bss->inner_stop = inner_stop;
+	skel->bss->inner_abort = inner_abort;
+	skel->bss->outer_limit = outer_limit;
+	skel->bss->nr_outer = 0;
+	skel->bss->nr_pairs = 0;
+	skel->bss->nr_self = 0;
+	skel->bss->nr_inner_aborted = 0;
+	skel->bss->nr_outer_gone = 0;
+	skel->bss->nr_bad_abort = 0;
+	skel->bss->walk_err = -1;
+}
+
+/*
+ * Two walks of namespace a, one inside the other: the inner walk reaches
+ * the socket the outer walk is at, which takes no lock between next()
+ * calls; every pair is seen, early exits release what they hold, and a
+ * socket aborted by the inner walk is found gone by the outer one.
+ */
+static void test_netns_sock_nested(struct netns_iter *skel, int type)
+{
+	struct ns_socks a = {}, b = {};
+	struct bpf_link *link;
+	int i, n;
+
+	if (ns_socks_init(&a, NS_A, type) || ns_socks_init(&b, NS_B, type))
+		goto out;
+
+	skel->bss->target_netns = a.cookie;
+	skel->bss->protocol = type == SOCK_STREAM ? IPPROTO_TCP : IPPROTO_UDP;
+	link = bpf_program__attach_iter(skel->progs.nested_walk, NULL);
+	if (!ASSERT_OK_PTR(link, "attach_iter"))
+		goto out;
+
+	nested_reset(skel, false, false, 0);
+	read_recs(link);
+	ASSERT_EQ(skel->bss->nr_outer, a.nr, "outer walk");
+	ASSERT_EQ(skel->bss->nr_pairs, a.nr * a.nr, "every pair");
+	ASSERT_EQ(skel->bss->nr_self, a.nr, "each socket met by itself");
+	ASSERT_OK(skel->bss->walk_err, "complete walk");
+
+	nested_reset(skel, true, false, 1);
+	read_recs(link);
+	ASSERT_EQ(skel->bss->nr_outer, 1, "outer walk stopped after one");
+	ASSERT_EQ(skel->bss->nr_self, 1, "inner walk stopped at it");
+	ASSERT_LE(skel->bss->nr_pairs, a.nr, "inner walk stopped early");
+
+	if (type == SOCK_STREAM) {
+		nested_reset(skel, true, true, 0);
+		read_recs(link);
+		ASSERT_OK(skel->bss->nr_bad_abort, "aborts: 0 or -ENOENT");
+		ASSERT_GT(skel->bss->nr_inner_aborted, 0, "aborted by the inner walk");
+		ASSERT_EQ(skel->bss->nr_outer_gone, skel->bss->nr_outer,
+			  "gone for the outer walk");
+		/* Per family: the listener, the client, the accepted peer. */
+		for (i = 1; i < a.nr; i += 3) {
+			n = send(a.fds[i], "t", 1, MSG_NOSIGNAL);
+			if (ASSERT_LT(n, 0, "send on a killed client"))
+				ASSERT_TRUE(errno == ECONNABORTED || errno == ECONNRESET,
+					    "ECONNABORTED or ECONNRESET");
+		}
+	}
+	bpf_link__destroy(link);
+out:
+	ns_socks_fini(&b);
+	ns_socks_fini(&a);
+}
+
+struct churn {
+	int srv;
+	int type;
+	bool stop;
+	int cycles;
+};
+
+/* Connect to the server and close again, until told to stop. */
+static void *churn_thread(void *arg)
+{
+	struct churn *c = arg;
+	int fd, peer;
+
+	while (!READ_ONCE(c->stop)) {
+		fd = connect_to_fd(c->srv, 1000);
+		if (fd < 0)
+			continue;
+		if (c->type == SOCK_DGRAM) {
+			send(fd, "c", 1, MSG_DONTWAIT);
+			close(fd);
+		} else {
+			/* Half the time the peer closes first. */
+			peer = accept4(c->srv, NULL, NULL, SOCK_NONBLOCK);
+			if (peer >= 0 && c->cycles % 2)
+				close(peer);
+			close(fd);
+			if (peer >= 0 && !(c->cycles % 2))
+				close(peer);
+			while ((peer = accept4(c->srv, NULL, NULL, SOCK_NONBLOCK)) >= 0)
+				close(peer);
+		}
+		c->cycles++;
+	}
+	return NULL;
+}
+
+#define CHURN_SECS 10
+
+/*
+ * Walk namespace a for CHURN_SECS, aborting every socket connected to a
+ * server there, while a thread connects to it and closes: sockets die and
+ * appear under the walk, and their owners close some of them as they are
+ * being aborted.
+ */
+static void test_netns_sock_churn(struct netns_iter *skel, int type)
+{
+	struct churn c = { .srv = -1, .type = type };
+	struct ns_socks a = {};
+	struct bpf_link *link = NULL;
+	pthread_t thread;
+	char buf[64];
+	time_t end;
+	int fd;
+
+	if (ns_socks_init(&a, NS_A, type))
+		goto out;
+	c.srv = start_server(AF_INET, type, "127.0.0.1", 0, 0);
+	if (!ASSERT_OK_FD(c.srv, "start_server"))
+		goto out;
+	if (type == SOCK_STREAM &&
+	    !ASSERT_OK(fcntl(c.srv, F_SETFL, O_NONBLOCK), "nonblocking listener"))
+		goto out;
+
+	skel->bss->target_netns = a.cookie;
+	skel->bss->protocol = type == SOCK_STREAM ? IPPROTO_TCP : IPPROTO_UDP;
+	skel->bss->churn_port = ntohs(get_socket_local_port(c.srv));
+	skel->bss->nr_walks = 0;
+	skel->bss->nr_churn_aborted = 0;
+	skel->bss->nr_churn_gone = 0;
+	skel->bss->nr_churn_bad = 0;
+	skel->bss->walk_err = 0;
+	link = bpf_program__attach_iter(skel->progs.abort_churn, NULL);
+	if (!ASSERT_OK_PTR(link, "attach_iter"))
+		goto out;
+	if (!ASSERT_OK(pthread_create(&thread, NULL, churn_thread, &c),
+		       "pthread_create"))
+		goto out;
+
+	end = time(NULL) + CHURN_SECS;
+	while (time(NULL) < end) {
+		fd = bpf_iter_create(bpf_link__fd(link));
+		if (!ASSERT_OK_FD(fd, "bpf_iter_create"))
+			break;
+		while (read(fd, buf, sizeof(buf)) > 0)
+			;
+		close(fd);
+	}
+	WRITE_ONCE(c.stop, true);
+	pthread_join(thread, NULL);
+
+	ASSERT_GT(c.cycles, 0, "churn cycles");
+	ASSERT_GT(skel->bss->nr_walks, 0, "walks");
+	ASSERT_GT(skel->bss->nr_churn_aborted, 0, "sockets aborted");
+	ASSERT_EQ(skel->bss->nr_churn_bad, 0, "aborts other than 0 or -ENOENT");
+	ASSERT_OK(skel->bss->churn_bad_err, "bad abort error");
+	ASSERT_OK(skel->bss->walk_err, "complete walks");
+	printf("%s: %d cycles, %d walks, %d aborted, %d gone before abort\n",
+	       __func__, c.cycles, skel->bss->nr_walks,
+	       skel->bss->nr_churn_aborted, skel->bss->nr_churn_gone);
+out:
+	bpf_link__destroy(link);
+	if (c.srv >= 0)
+		close(c.srv);
+	ns_socks_fini(&a);
+}
+
 void test_netns_iter(void)
 {
 	struct netns_iter *skel;
@@ -451,6 +629,14 @@ void test_netns_iter(void)
 		test_netns_sock(skel, SOCK_DGRAM);
 	if (test__start_subtest("tcp_netns_sock_skip_listen"))
 		test_netns_sock_skip_listen(skel);
+	if (test__start_subtest("tcp_netns_sock_nested"))
+		test_netns_sock_nested(skel, SOCK_STREAM);
+	if (test__start_subtest("udp_netns_sock_nested"))
+		test_netns_sock_nested(skel, SOCK_DGRAM);
+	if (test__start_subtest("tcp_netns_sock_churn"))
+		test_netns_sock_churn(skel, SOCK_STREAM);
+	if (test__start_subtest("udp_netns_sock_churn"))
+		test_netns_sock_churn(skel, SOCK_DGRAM);
 
 	netns_iter__destroy(skel);
 }

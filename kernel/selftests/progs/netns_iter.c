@@ -1,17 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
 #include "bpf_tracing_net.h"
 
-char _license[] SEC("license") = "GPL";
+#define ENOENT 2
 
-extern int bpf_iter_netns_sock_new(struct bpf_iter_netns_sock *it,
-				   struct net *net, int protocol,
-				   unsigned int flags) __ksym;
-extern struct sock_common *
-bpf_iter_netns_sock_next(struct bpf_iter_netns_sock *it) __ksym;
-extern void bpf_iter_netns_sock_destroy(struct bpf_iter_netns_sock *it) __ksym;
-extern int bpf_iter_netns_sock_abort(struct bpf_iter_netns_sock *it__iter) __ksym;
+char _license[] SEC("license") = "GPL";
 
 /* One record per object: netns cookie, socket cookie (0 for iter/netns). */
 struct iter_out {
@@ -101,6 +96,105 @@ int dump_netns_socks(struct bpf_iter__netns *ctx)
 			}
 		}
 	}
+	bpf_iter_netns_sock_destroy(&it);
+	return 0;
+}
+
+/*
+ * iter.s/netns: for each socket of the target namespace, a second walk of
+ * the same namespace; with inner_stop, the inner walk stops at the outer
+ * walk's socket, and with inner_abort aborts it there, after which the
+ * outer walk's own abort of it must find it gone.  outer_limit ends the
+ * outer walk early.
+ */
+bool inner_stop;
+bool inner_abort;
+int outer_limit;
+int nr_outer, nr_pairs, nr_self, nr_inner_aborted, nr_outer_gone;
+int nr_bad_abort, walk_err;
+
+SEC("iter.s/netns")
+int nested_walk(struct bpf_iter__netns *ctx)
+{
+	struct bpf_iter_netns_sock outer, inner;
+	struct net *net = ctx->net;
+	struct sock_common *o, *i;
+	__u64 cookie;
+	int err;
+
+	if (!net || net->net_cookie != target_netns)
+		return 0;
+	bpf_iter_netns_sock_new(&outer, net, protocol, 0);
+	while ((o = bpf_iter_netns_sock_next(&outer))) {
+		cookie = bpf_get_socket_cookie(o);
+		nr_outer++;
+		bpf_iter_netns_sock_new(&inner, net, protocol, 0);
+		while ((i = bpf_iter_netns_sock_next(&inner))) {
+			nr_pairs++;
+			if (bpf_get_socket_cookie(i) != cookie)
+				continue;
+			nr_self++;
+			if (inner_abort) {
+				err = bpf_iter_netns_sock_abort(&inner);
+				if (!err)
+					nr_inner_aborted++;
+				else if (err != -ENOENT)
+					nr_bad_abort++;
+			}
+			if (inner_stop)
+				break;
+		}
+		bpf_iter_netns_sock_destroy(&inner);
+		if (inner_abort) {
+			/* The inner walk aborted it, or it died of a peer's. */
+			if (bpf_iter_netns_sock_abort(&outer) == -ENOENT)
+				nr_outer_gone++;
+			else
+				nr_bad_abort++;
+		}
+		if (outer_limit && nr_outer >= outer_limit)
+			break;
+	}
+	walk_err = bpf_iter_netns_sock_err(&outer);
+	bpf_iter_netns_sock_destroy(&outer);
+	return 0;
+}
+
+/*
+ * iter.s/netns: abort every socket of the target namespace connected to
+ * port churn_port, while another thread connects and closes such sockets.
+ */
+__u16 churn_port;
+int nr_walks, nr_churn_aborted, nr_churn_gone, nr_churn_bad, churn_bad_err;
+
+SEC("iter.s/netns")
+int abort_churn(struct bpf_iter__netns *ctx)
+{
+	struct bpf_iter_netns_sock it;
+	struct net *net = ctx->net;
+	struct sock_common *skc;
+	int err;
+
+	if (!net || net->net_cookie != target_netns)
+		return 0;
+	nr_walks++;
+	bpf_iter_netns_sock_new(&it, net, protocol, 0);
+	while ((skc = bpf_iter_netns_sock_next(&it))) {
+		if (skc->skc_dport != bpf_htons(churn_port))
+			continue;
+		err = bpf_iter_netns_sock_abort(&it);
+		if (!err) {
+			nr_churn_aborted++;
+		} else if (err == -ENOENT) {
+			nr_churn_gone++;
+		} else {
+			nr_churn_bad++;
+			churn_bad_err = err;
+		}
+	}
+	err = bpf_iter_netns_sock_err(&it);
+	if (err)
+		walk_err = err;
 	bpf_iter_netns_sock_destroy(&it);
 	return 0;
 }

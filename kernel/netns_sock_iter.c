@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Open-coded iterator over the TCP or UDP sockets of one network namespace,
+ * for iter.s/netns programs: bpf_iter_netns_sock_{new,next,destroy}(), and
+ * bpf_iter_netns_sock_abort() to destroy the socket it is at.
+ *
+ * The walk is that of iter/tcp and iter/udp (net/ipv4/tcp_ipv4.c, udp.c):
+ * a bucket at a time, batched under the bucket lock with a reference on
+ * each socket.  A socket hashed for the whole walk is seen once.  No lock
+ * is held between two calls, so walks nest and programs may sleep.
+ */
+#include <linux/bpf.h>
+#include <linux/btf.h>
+#include <linux/btf_ids.h>
+#include <net/net_namespace.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+#include <net/udp.h>
+
+/* Flags of bpf_iter_netns_sock_new(). */
+enum bpf_iter_netns_sock_flags {
+	/* TCP only: skip listeners, and the listening hash with them. */
+	BPF_ITER_NETNS_SOCK_SKIP_LISTEN	= (1U << 0),
+};
+
+struct bpf_iter_netns_sock {
+	__u64 __opaque[3];
+} __aligned(8);
+
+/* Non-opaque version of bpf_iter_netns_sock */
+struct bpf_iter_netns_sock_kern {
+	union {
+		struct bpf_tcp_sock_walk *tcp;
+		struct bpf_udp_sock_walk *udp;
+		void *walk;
+	};
+	struct sock *sk;
+	int protocol;
+	int err;
+} __aligned(8);
+
+static void netns_sock_walk_end(struct bpf_iter_netns_sock_kern *kit)
+{
+	if (!kit->walk)
+		return;
+	if (kit->protocol == IPPROTO_TCP)
+		bpf_tcp_sock_walk_destroy(kit->tcp);
+	else
+		bpf_udp_sock_walk_destroy(kit->udp);
+	kit->walk = NULL;
+	kit->sk = NULL;
+}
+
+__bpf_kfunc_start_defs();
+
+/**
+ * bpf_iter_netns_sock_new() - start a walk over one namespace's sockets
+ * @it: iterator state
+ * @net: the namespace, the trusted ctx->net of an iter.s/netns program
+ * @protocol: IPPROTO_TCP or IPPROTO_UDP
+ * @flags: 0, or BPF_ITER_NETNS_SOCK_SKIP_LISTEN for IPPROTO_TCP
+ *
+ * Return: 0, -EINVAL for an unknown protocol or a flag it does not take,
+ * -ENOMEM.
+ */
+__bpf_kfunc int bpf_iter_netns_sock_new(struct bpf_iter_netns_sock *it,
+					struct net *net, int protocol,
+					unsigned int flags)
+{
+	struct bpf_iter_netns_sock_kern *kit = (void *)it;
+
+	BUILD_BUG_ON(sizeof(*kit) > sizeof(*it));
+	BUILD_BUG_ON(__alignof__(*kit) != __alignof__(*it));
+
+	memset(kit, 0, sizeof(*kit));
+	kit->protocol = protocol;
+	switch (protocol) {
+	case IPPROTO_TCP:
+		if (flags & ~BPF_ITER_NETNS_SOCK_SKIP_LISTEN)
+			return -EINVAL;
+		kit->tcp = bpf_tcp_sock_walk_new(net, flags &
+						  BPF_ITER_NETNS_SOCK_SKIP_LISTEN);
+		break;
+	case IPPROTO_UDP:
+		if (flags)
+			return -EINVAL;
+		kit->udp = bpf_udp_sock_walk_new(net);
+		break;
+	default:
+		return -EINVAL;
+	}
+	return kit->walk ? 0 : -ENOMEM;
+}
+
+/**
+ * bpf_iter_netns_sock_next() - the next socket of the walk
+ * @it: iterator state
+ *
+ * Releases the socket the previous call returned.  The program may read the
+ * socket it returns, unlocked, until the following call or destroy; the
+ * verifier (KF_ITER_RET_SCOPED) refuses any use of it, or of a pointer
+ * derived from it, after that.  A socket unhashed before the walk reaches
+ * it is skipped.
+ *
+ * Context: a sleepable program with no lock held; takes and drops one
+ * bucket lock at a time.
+ *
+ * Return: a referenced socket, or NULL at the end of the walk or when a
+ * bucket could not be batched; bpf_iter_netns_sock_err() tells which.
+ */
+__bpf_kfunc struct sock_common *
+bpf_iter_netns_sock_next(struct bpf_iter_netns_sock *it)
+{
+	struct bpf_iter_netns_sock_kern *kit = (void *)it;
+	struct sock *sk;
+
+	if (!kit->walk)
+		return NULL;
+	cond_resched();
+	do {
+		if (kit->protocol == IPPROTO_TCP)
+			sk = bpf_tcp_sock_walk_next(kit->tcp);
+		else
+			sk = bpf_udp_sock_walk_next(kit->udp);
+	} while (!IS_ERR_OR_NULL(sk) && sk_unhashed(sk));
+
+	if (IS_ERR_OR_NULL(sk)) {
+		kit->err = PTR_ERR_OR_ZERO(sk);
+		netns_sock_walk_end(kit);
+		return NULL;
+	}
+	kit->sk = sk;
+	return (struct sock_common *)sk;
+}
+
+/**
+ * bpf_iter_netns_sock_destroy() - end a walk, releasing what it holds
+ * @it: iterator state
+ */
+__bpf_kfunc void bpf_iter_netns_sock_destroy(struct bpf_iter_netns_sock *it)
+{
+	netns_sock_walk_end((void *)it);
+}
+
+/**
+ * bpf_iter_netns_sock_err() - why a walk ended
+ * @it__iter: an iterator whose next() returned NULL
+ *
+ * Return: 0 if the walk saw every socket of the namespace, else the error
+ * that ended it early (-ENOMEM: a bucket could not be batched), so that a
+ * program can tell a truncated walk from a complete one.
+ */
+__bpf_kfunc int bpf_iter_netns_sock_err(struct bpf_iter_netns_sock *it__iter)
+{
+	struct bpf_iter_netns_sock_kern *kit = (void *)it__iter;
+
+	return kit->err;
+}
+
+/**
+ * bpf_iter_netns_sock_abort() - destroy the socket the walk is at
+ * @it__iter: an active iterator
+ *
+ * Aborts the socket the last bpf_iter_netns_sock_next() returned, as
+ * sock_diag's SOCK_DESTROY does: its owner sees ECONNABORTED.  Takes the
+ * socket lock of a full socket itself, so unlike bpf_sock_destroy() it
+ * needs no lock held by the caller, and checks under that lock that the
+ * socket is still hashed.
+ *
+ * Context: a sleepable program with no socket lock held; sleeps.
+ *
+ * Return: 0; -ENOENT if the walk is at no socket, or its socket was
+ * unhashed meanwhile (closed by its owner, or already aborted).
+ */
+__bpf_kfunc int bpf_iter_netns_sock_abort(struct bpf_iter_netns_sock *it__iter)
+{
+	struct bpf_iter_netns_sock_kern *kit = (void *)it__iter;
+	struct sock *sk = kit->sk;
+	bool fullsock;
+	int err;
+
+	if (!sk)
+		return -ENOENT;
+	fullsock = sk_fullsock(sk);
+	if (fullsock)
+		lock_sock(sk);
+	if (sk_unhashed(sk))
+		err = -ENOENT;
+	else
+		err = sk->sk_prot->diag_destroy(sk, ECONNABORTED);
+	if (fullsock)
+		release_sock(sk);
+	return err;
+}
+
+__bpf_kfunc_end_defs();
+
+BTF_KFUNCS_START(netns_sock_kfunc_ids)
+BTF_ID_FLAGS(func, bpf_iter_netns_sock_new, KF_ITER_NEW | KF_SLEEPABLE)
+BTF_ID_FLAGS(func, bpf_iter_netns_sock_next,
+	     KF_ITER_NEXT | KF_RET_NULL | KF_ITER_RET_SCOPED | KF_SLEEPABLE)
+BTF_ID_FLAGS(func, bpf_iter_netns_sock_destroy, KF_ITER_DESTROY | KF_SLEEPABLE)
+BTF_ID_FLAGS(func, bpf_iter_netns_sock_err)
+BTF_ID_FLAGS(func, bpf_iter_netns_sock_abort, KF_SLEEPABLE)
+BTF_KFUNCS_END(netns_sock_kfunc_ids)
+
+BTF_ID_LIST_SINGLE(bpf_iter_netns_btf_ids, func, bpf_iter_netns)
+
+/*
+ * Only iter.s/netns programs: they run from read() with no lock held and
+ * are handed the trusted namespace to walk.  Other sleepable iterators
+ * run with locks held (iter.s/task_vma holds mmap_lock, which ranks below
+ * the socket lock that bpf_iter_netns_sock_abort() takes).
+ */
+static int netns_sock_kfunc_filter(const struct bpf_prog *prog, u32 kfunc_id)
+{
+	if (btf_id_set8_contains(&netns_sock_kfunc_ids, kfunc_id) &&
+	    (prog->expected_attach_type != BPF_TRACE_ITER ||
+	     btf_is_module(prog->aux->attach_btf) ||
+	     prog->aux->attach_btf_id != bpf_iter_netns_btf_ids[0]))
+		return -EACCES;
+	return 0;
+}
+
+static const struct btf_kfunc_id_set netns_sock_kfunc_set = {
+	.owner	= THIS_MODULE,
+	.set	= &netns_sock_kfunc_ids,
+	.filter	= netns_sock_kfunc_filter,
+};
+
+static int __init netns_sock_iter_init(void)
+{
+	return register_btf_kfunc_id_set(BPF_PROG_TYPE_TRACING,
+					 &netns_sock_kfunc_set);
+}
+late_initcall(netns_sock_iter_init);
