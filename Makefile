@@ -2,10 +2,12 @@
 # programs and netns-reap, and test them in a QEMU guest.
 #
 #   make demo      boot the guest and run the built-in scenario
-#   make check     host tests, then the bats suite inside the guest
+#   make check     host tests, the bats suite inside the guest, upstream-check
 #   make bench     the benchmark matrix: results/, docs/BENCHMARKS.md
 #   make patches   the upstream series and cover letter in build/patches
 #   make patches-check  apply the series one patch at a time and build it
+#   make upstream-check  upstream's verifier and iterator tests, patched
+#                  kernel against the unpatched one (make check runs it)
 #   make kernel    only (re)build the patched kernel
 #   make help      everything else
 #
@@ -70,7 +72,7 @@ all:
 	@$(MAKE) --no-print-directory selftests
 
 help:
-	@sed -n '2,14s/^# \{0,1\}//p' $(TOP)/Makefile
+	@sed -n '2,16s/^# \{0,1\}//p' $(TOP)/Makefile
 
 deps:
 	@$(TOP)/scripts/install-deps.sh
@@ -149,7 +151,9 @@ DEMO_PODS ?= 50
 demo: all
 	$(TOP)/tests/vm/run -- env DEMO_PODS=$(DEMO_PODS) $(TOP)/scripts/demo.sh
 
+# The unpatched kernel for tests/upstream-compare once the .config exists.
 check: all patches-check
+	@$(MAKE) --no-print-directory pristine-kernel
 	@$(TOP)/tests/run-all
 
 # The upstream series: git format-patch against the pristine tree, one
@@ -187,3 +191,4 @@ distclean:
 	rm -rf $(BUILD)
 
 include $(TOP)/tests/selftests.mk
+include $(TOP)/tests/upstream.mk

@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # The kernel's own BPF selftests, test_progs from tools/testing/selftests/bpf,
-# built by tests/selftests.mk with just these tests: the new netns_iter
-# test and the upstream socket iterator tests the series must not break.
+# built by tests/selftests.mk with just these tests: the new netns_iter and
+# verifier_netns_iter tests and the upstream socket iterator tests the series
+# must not break.
 
 load helpers
 
@@ -14,11 +15,12 @@ setup_file() {
 	}
 }
 
-# test_progs FILTER...: run the runner from its directory, where the BPF
-# objects are, with -t FILTER for each argument.
+# test_progs NAME...: run the runner from its directory, where the BPF
+# objects are, on exactly the tests (or test/subtest) NAME (-a, not -t,
+# which matches substrings: netns_iter would also pick verifier_netns_iter).
 test_progs() {
 	local args=() t
-	for t in "$@"; do args+=(-t "$t"); done
+	for t in "$@"; do args+=(-a "$t"); done
 	cd "$BUILD/selftests" && "$TEST_PROGS" "${args[@]}"
 }
 
@@ -35,8 +37,19 @@ assert_summary() {
 	assert_summary 1
 	for t in netns tcp_netns_fd tcp_netns_cookie udp_netns_fd udp_netns_cookie \
 		 tcp_all_netns udp_all_netns attach_errors tcp_netns_sock udp_netns_sock \
-		 tcp_netns_sock_skip_listen; do
+		 tcp_netns_sock_skip_listen tcp_netns_sock_nested udp_netns_sock_nested \
+		 tcp_netns_sock_churn udp_netns_sock_churn; do
 		assert_line --regexp "^#[0-9]+/[0-9]+ +netns_iter/$t:OK\$"
+	done
+}
+
+@test "selftest verifier_netns_iter: what the verifier refuses and accepts" {
+	local t
+	run test_progs verifier_netns_iter
+	assert_summary 1
+	for t in $(sed -n 's/^int \([a-z0-9_]*\)(struct bpf_iter__.*/\1/p' \
+		   "$NETNS_ITER_TOP/kernel/selftests/progs/verifier_netns_iter.c"); do
+		assert_line --regexp "^#[0-9]+/[0-9]+ +verifier_netns_iter/$t:OK\$"
 	done
 }
 
