@@ -60,7 +60,7 @@ USER_LDLIBS := $(LIBBPF_A) -lelf -lz
 
 VERSION := $(shell git -C $(TOP) describe --always --dirty 2>/dev/null || echo unknown)
 
-.PHONY: all help deps tree config kernel tools progs demo check bench bench-smoke \
+.PHONY: all help deps tree config kernel tools progs demo check bench bench-empty bench-smoke \
 	patches patches-check clean distclean
 
 # Each stage is a make of its own, so that later stages see what the earlier
@@ -178,6 +178,23 @@ bench: all
 		  sysctl net.ipv4.tcp_ehash_entries net.ipv4.udp_hash_entries; \
 		  dmesg | grep -o "tcp_listen_portaddr_hash hash table entries: [0-9]*"; } \
 		> $(RESULTS)/guest.txt'
+	$(TOP)/bench/report.sh $(RESULTS) $(TOP)/docs
+
+# The empty-world walk alone (netns-bench --empty): what one hash bucket
+# costs each design, and a profile of the TCP walk; refreshes that section
+# of docs/BENCHMARKS.md from the committed matrix.
+EMPTY_M ?= 64
+bench-empty: all
+	@rm -rf $(RESULTS) && mkdir -p $(RESULTS)
+	@cp $(TOP)/docs/bench/results.csv $(TOP)/docs/bench/guest.txt $(TOP)/docs/bench/world.txt $(RESULTS)/
+	$(TOP)/tests/vm/run -m 6G -- sh -c '$(BIN)/netns-bench --empty $(EMPTY_M) --reps 9 --out $(RESULTS) && \
+		perf record -q -e cpu-clock -a -g -o /tmp/empty.perf -- \
+			$(BIN)/netns-bench --empty 16 --reps 3 --proto tcp --out /tmp/empty-profile >/dev/null && \
+		{ perf report -i /tmp/empty.perf --no-children --comm netns-bench --sort sym \
+			-g none --stdio 2>/dev/null | grep "%.*\[k\]" | head -n 8; echo; \
+		  perf report -i /tmp/empty.perf --children --comm netns-bench --sort sym \
+			-g none --stdio 2>/dev/null | grep -E "%.*\] (bpf_iter_tcp_batch|established_get_first|listening_get_first|__might_resched|lock_is_held_type|rcu_preempt_sleep_check|bpf_iter_netns_sock_next|bpf_iter_tcp_seq_next) *$$"; \
+		} > $(RESULTS)/profile-empty-tcp.txt'
 	$(TOP)/bench/report.sh $(RESULTS) $(TOP)/docs
 
 bench-smoke: all

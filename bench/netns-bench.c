@@ -5,6 +5,7 @@
  *   netns-bench [--smoke] [--reps N] [--cap SOCKETS] [--cap-child SOCKETS]
  *               [--cap-reap SOCKETS] [--max-m-shared M]
  *               [--tables shared|child] [--proto tcp|udp] [--out DIR]
+ *   netns-bench --empty M [--reps N] [--proto tcp|udp] [--out DIR]
  *
  * For each point (tables shared|child, M namespaces, S sockets each) it
  * builds the world once, outside the timed region: M namespaces, each with
@@ -36,6 +37,9 @@
  * walked, read from /sys/kernel/debug/sock_walk_stats around one run
  * (CONFIG_SOCK_WALK_STATS, kernel/bench/, which counts the TCP walks only;
  * empty for UDP and when the kernel lacks it).
+ * With --empty M it builds instead M namespaces with no socket at all and
+ * writes DIR/empty.csv: what one hash bucket costs each design (see
+ * run_empty()).
  * Points of more than --cap sockets (M x S; --cap-child for child tables)
  * are skipped, and shared points of more than --max-m-shared namespaces:
  * there each per-netns walk visits every socket of the host, so a run
@@ -73,6 +77,15 @@
 #define MAX_REPS	15
 #define CHILD_EHASH	1024	/* tcp_child_ehash_entries of child namespaces */
 #define CHILD_UDP_HASH	1024	/* udp_child_hash_entries of child namespaces */
+/* --empty compares child tables of the smallest size the sysctls allow
+ * with larger ones, large enough that the buckets added dwarf the noise.
+ */
+#define MIN_CHILD_EHASH	1
+#define MIN_CHILD_UDP_HASH 128
+#define BIG_CHILD_EHASH	4096
+#define BIG_CHILD_UDP_HASH 65536
+
+static int child_ehash = CHILD_EHASH, child_udp_hash = CHILD_UDP_HASH;
 
 enum design {
 	D_SETNS, D_NETNS_ARG, D_CHAINED, D_CHAINED_CONN, D_GLOBAL, D_DIAG,
@@ -178,14 +191,17 @@ static void udp_connect_one(struct pod *p, int i)
 	p->ucfd[i] = client_of(SOCK_DGRAM, i);
 }
 
+/* An empty world has namespaces with no socket, not even backends. */
+static bool empty_world;
+
 static void build_world(int m, int s, bool child)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET };
 	socklen_t len = sizeof(__u64);
 	int i, j, one = 1, t;
 
-	write_sysctl("/proc/sys/net/ipv4/tcp_child_ehash_entries", child ? CHILD_EHASH : 0);
-	write_sysctl("/proc/sys/net/ipv4/udp_child_hash_entries", child ? CHILD_UDP_HASH : 0);
+	write_sysctl("/proc/sys/net/ipv4/tcp_child_ehash_entries", child ? child_ehash : 0);
+	write_sysctl("/proc/sys/net/ipv4/udp_child_hash_entries", child ? child_udp_hash : 0);
 	pods = calloc(m, sizeof(*pods));
 	npods = m;
 	for (i = 0; i < m; i++) {
@@ -195,7 +211,7 @@ static void build_world(int m, int s, bool child)
 			die("unshare");
 		p->nsfd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 		lo_up();
-		for (j = 0; j < NBACKENDS; j++) {
+		for (j = 0; j < NBACKENDS && !empty_world; j++) {
 			p->lfd[j] = socket(AF_INET, SOCK_STREAM, 0);
 			setsockopt(p->lfd[j], SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 			a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -236,7 +252,7 @@ static void free_world(void)
 		}
 		for (j = 0; j < pods[i].nudp; j++)
 			close(pods[i].ucfd[j]);
-		for (j = 0; j < NBACKENDS; j++) {
+		for (j = 0; j < NBACKENDS && !empty_world; j++) {
 			close(pods[i].lfd[j]);
 			close(pods[i].ufd[j]);
 		}
@@ -627,6 +643,112 @@ static void emit(FILE *csv, const char *tables, int m, int s, int proto,
 	}
 }
 
+static long read_long(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long v;
+
+	if (!f || fscanf(f, "%ld", &v) != 1)
+		die(path);
+	fclose(f);
+	return v;
+}
+
+/* The walk designs of --empty, and their times on one world. */
+static const enum design empty_designs[] = {
+	D_SETNS, D_NETNS_ARG, D_CHAINED, D_CHAINED_CONN, D_GLOBAL,
+};
+#define N_EMPTY (sizeof(empty_designs) / sizeof(empty_designs[0]))
+
+static void empty_point(int m, bool child, int proto, int reps,
+			struct result r[N_DESIGNS])
+{
+	unsigned int i;
+
+	build_world(m, 0, child);
+	for (i = 0; i < N_EMPTY; i++)
+		if (runs(proto, empty_designs[i]))
+			r[empty_designs[i]] = measure(proto, empty_designs[i], W_WALK, reps);
+	free_world();
+}
+
+/*
+ * --empty: what one hash bucket costs each design, on M namespaces with no
+ * socket, where walking buckets is all a walk does.  With shared tables,
+ * every per-netns walk covers the host's established hash (TCP) or UDP
+ * table, M + 1 times, and the whole-host walk once: the time over those
+ * buckets.  With child tables, each design runs twice, on tables of the
+ * smallest size the sysctls allow and of BIG_CHILD_*: the difference over
+ * the M x (big - smallest) buckets added, so that what a walk costs per
+ * namespace or per call, the listening hash (which every TCP walk but
+ * chained-conn also scans, a bucket costing a few nanoseconds since there
+ * is no cond_resched() in that loop) and the host's own namespace cancel
+ * out.  The shared UDP table is small (udp_hash_entries), so there the
+ * time is mostly what each walk costs per namespace, not per bucket.
+ */
+static void run_empty(int m, int reps, const char *out, int p_first, int p_last)
+{
+	int protos[] = { IPPROTO_TCP, IPPROTO_UDP };
+	struct result shared[N_DESIGNS], small[N_DESIGNS], big[N_DESIGNS];
+	char path[4096];
+	unsigned int i;
+	FILE *csv;
+	int pi;
+
+	snprintf(path, sizeof(path), "%s/empty.csv", out);
+	csv = fopen(path, "w");
+	if (!csv)
+		die(path);
+	fprintf(csv, "tables,m,proto,design,reps,wall_ms_median,wall_ms_spread,buckets,ns_per_bucket,ratio_vs_netns_arg\n");
+	printf("%-6s %4s %-3s %-12s %10s %8s %10s %10s %8s\n", "tables", "M", "pro",
+	       "design", "wall_ms", "spread", "buckets", "ns/bucket", "x_arg");
+	empty_world = true;
+	for (pi = p_first; pi <= p_last; pi++) {
+		bool tcp = protos[pi] == IPPROTO_TCP;
+		long host = read_long(tcp ? "/proc/sys/net/ipv4/tcp_ehash_entries" :
+					    "/proc/sys/net/ipv4/udp_hash_entries");
+		long added = (long)m * (tcp ? BIG_CHILD_EHASH - MIN_CHILD_EHASH :
+					      BIG_CHILD_UDP_HASH - MIN_CHILD_UDP_HASH);
+		double arg[2];
+		int t;
+
+		empty_point(m, false, protos[pi], reps, shared);
+		child_ehash = MIN_CHILD_EHASH;
+		child_udp_hash = MIN_CHILD_UDP_HASH;
+		empty_point(m, true, protos[pi], reps, small);
+		child_ehash = BIG_CHILD_EHASH;
+		child_udp_hash = BIG_CHILD_UDP_HASH;
+		empty_point(m, true, protos[pi], reps, big);
+		child_ehash = CHILD_EHASH;
+		child_udp_hash = CHILD_UDP_HASH;
+
+		arg[0] = shared[D_NETNS_ARG].wall * 1e6 / ((m + 1) * host);
+		arg[1] = (big[D_NETNS_ARG].wall - small[D_NETNS_ARG].wall) * 1e6 / added;
+		for (t = 0; t <= 1; t++) {
+			for (i = 0; i < N_EMPTY; i++) {
+				enum design d = empty_designs[i];
+				long b = t ? added : d == D_GLOBAL ? host : (m + 1) * host;
+				double wall = t ? big[d].wall - small[d].wall : shared[d].wall;
+				double spread = t ? big[d].wall_spread + small[d].wall_spread :
+						    shared[d].wall_spread;
+				double nspb = wall * 1e6 / b;
+
+				if (!runs(protos[pi], d))
+					continue;
+				fprintf(csv, "%s,%d,%s,%s,%d,%.3f,%.3f,%ld,%.1f,%.3f\n",
+					t ? "child" : "shared", m, tcp ? "tcp" : "udp",
+					design_names[d], reps, wall, spread, b, nspb,
+					nspb / arg[t]);
+				printf("%-6s %4d %-3s %-12s %10.3f %8.3f %10ld %10.1f %8.2f\n",
+				       t ? "child" : "shared", m, tcp ? "tcp" : "udp",
+				       design_names[d], wall, spread, b, nspb,
+				       nspb / arg[t]);
+			}
+		}
+	}
+	fclose(csv);
+}
+
 int main(int argc, char **argv)
 {
 	static const int full_m[] = { 1, 16, 64, 256 }, full_s[] = { 10, 100, 1000 };
@@ -638,7 +760,7 @@ int main(int argc, char **argv)
 	int mi, si, t, d, w, pi;
 	double t0, t1;
 	const char *out = "results";
-	int t_first = 0, t_last = 1;
+	int t_first = 0, t_last = 1, empty_m = 0;
 	struct rlimit rl = { 1 << 20, 1 << 20 };
 	char path[4096];
 	FILE *csv;
@@ -654,6 +776,7 @@ int main(int argc, char **argv)
 			{ "out", required_argument, NULL, 'o' },
 			{ "tables", required_argument, NULL, 't' },
 			{ "proto", required_argument, NULL, 'p' },
+			{ "empty", required_argument, NULL, 'e' },
 			{}
 		};
 		int c = getopt_long(argc, argv, "", lo, NULL);
@@ -676,6 +799,8 @@ int main(int argc, char **argv)
 			cap_reap = atoi(optarg);
 		} else if (c == 'M') {
 			max_m_shared = atoi(optarg);
+		} else if (c == 'e') {
+			empty_m = atoi(optarg);
 		} else if (c == 'o') {
 			out = optarg;
 		} else if (c == 't' && !strcmp(optarg, "shared")) {
@@ -687,7 +812,7 @@ int main(int argc, char **argv)
 		} else if (c == 'p' && !strcmp(optarg, "udp")) {
 			p_first = 1;
 		} else {
-			fprintf(stderr, "usage: netns-bench [--smoke] [--reps N] [--cap SOCKETS] [--cap-child SOCKETS] [--cap-reap SOCKETS] [--max-m-shared M] [--tables shared|child] [--proto tcp|udp] [--out DIR]\n");
+			fprintf(stderr, "usage: netns-bench [--smoke] [--reps N] [--cap SOCKETS] [--cap-child SOCKETS] [--cap-reap SOCKETS] [--max-m-shared M] [--tables shared|child] [--proto tcp|udp] [--out DIR]\n       netns-bench --empty M [--reps N] [--proto tcp|udp] [--out DIR]\n");
 			return 2;
 		}
 	}
@@ -702,6 +827,10 @@ int main(int argc, char **argv)
 		die("RLIMIT_NOFILE");
 	self_ns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	mkdir(out, 0755);
+	if (empty_m > 0) {
+		run_empty(empty_m, reps, out, p_first, p_last);
+		return 0;
+	}
 	snprintf(path, sizeof(path), "%s/world.txt", out);
 	csv = fopen(path, "w");
 	if (!csv)

@@ -256,9 +256,72 @@ counters() {
 	}' "$csv"
 }
 
+# empty_section: the empty world's cost per bucket (netns-bench --empty),
+# with the profile of the TCP walk when it was recorded.
+empty_section() {
+	local e=$res/empty.csv
+	[ -s "$e" ] || e=$docs/bench/empty.csv
+	[ -s "$e" ] || return 0
+	echo "## Empty world: what one hash bucket costs each design"
+	echo
+	echo "M namespaces with no socket at all, walked by every design"
+	echo "(\`netns-bench --empty\`, measured in its own run, $(awk -F, 'NR == 2 { print $5 }' "$e")"
+	echo "repetitions, median). Shared tables: the time over the host's"
+	echo "established hash (TCP) or UDP table, which each per-namespace walk covers"
+	echo "M + 1 times and the whole-host walk once. Child tables: the difference"
+	echo "between child tables of the smallest size and of a large one, over the"
+	echo "buckets that adds, so that costs per namespace, per call and the"
+	echo "listening hash cancel out. x arg is the cost against \`iter/tcp\` or"
+	echo "\`iter/udp\` with the netns argument."
+	echo
+	echo "| tables | M | proto | design | ms | spread | buckets | ns / bucket | x arg |"
+	echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+		{ printf "| %s | %s | %s | %s | %s | %s | %s | %s | %.2f |\n", $h["tables"], $h["m"],
+			$h["proto"], $h["design"], $h["wall_ms_median"], $h["wall_ms_spread"],
+			$h["buckets"], $h["ns_per_bucket"], $h["ratio_vs_netns_arg"] }' "$e"
+	echo
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+		{ k = $h["tables"] " " $h["proto"]; v = $h["ns_per_bucket"]
+		  if (!(k in lo) || v < lo[k]) { lo[k] = v; ld[k] = $h["design"] }
+		  if (!(k in hi) || v > hi[k]) { hi[k] = v; hd[k] = $h["design"] }
+		  if (!(k in seen)) { seen[k] = 1; keys[++n] = k } }
+		END { for (i = 1; i <= n; i++) { k = keys[i]; r = hi[k] / lo[k]; goal = ""
+			if (index(k, "tcp")) goal = r <= 1.25 ? ": within the 1.25x goal" : ": over the 1.25x goal"
+			printf "- %s: from %.1f ns (%s) to %.1f ns (%s) a bucket, %.2fx%s\n", k,
+				lo[k], ld[k], hi[k], hd[k], r, goal } }' "$e"
+	echo
+	echo "The shared UDP table is small (udp_hash_entries), so its rows measure mostly"
+	echo "what a walk costs per namespace (setns, link and iterator set-up), not per"
+	echo "bucket; the child rows isolate the bucket."
+	echo
+	echo "Every design runs the same batching code of \`iter/tcp\` and \`iter/udp\`"
+	echo "(the chained walk through \`bpf_tcp_sock_walk_*()\` and \`bpf_udp_sock_walk_*()\`),"
+	echo "so a bucket costs them the same. Where a TCP bucket's cost goes: in"
+	echo "\`established_get_first()\`, one \`cond_resched()\` per bucket, which on this"
+	echo "debug kernel (DEBUG_ATOMIC_SLEEP, lockdep) runs \`__might_resched()\` and"
+	echo "\`lock_is_held_type()\`; the listening hash loop and the UDP loop have no"
+	echo "\`cond_resched()\` and cost a few nanoseconds a bucket. The profile of the"
+	echo "guest during a TCP empty-world run (\`perf record -e cpu-clock -a -g\`,"
+	echo "kernel samples of netns-bench: the functions with the most samples of"
+	echo "their own, then the walk's functions with their callees' samples):"
+	echo
+	echo '```'
+	cat "$res/profile-empty-tcp.txt" 2>/dev/null || cat "$docs/bench/profile-empty-tcp.txt" 2>/dev/null ||
+		echo "(not recorded)"
+	echo '```'
+	echo
+	echo "It is a cost of the debug kernel's checks (without DEBUG_ATOMIC_SLEEP and"
+	echo "lockdep, \`cond_resched()\` does no such check), and every design pays it"
+	echo "alike, so it stays in the shared code; a kernel without the debug options"
+	echo "shows what a bucket costs there."
+	echo
+}
+
 {
 	cat "$docs/BENCHMARKS.head.md"
 	echo
+	empty_section
 	echo "## Goals, computed from this run"
 	echo
 	goals
@@ -321,5 +384,8 @@ counters() {
 	done
 } > "$docs/BENCHMARKS.md"
 cp "$all" "$docs/bench/results.csv"
+for f in empty.csv profile-empty-tcp.txt; do
+	if [ -s "$res/$f" ]; then cp "$res/$f" "$docs/bench/"; fi
+done
 cp "$res/guest.txt" "$res/world.txt" "$docs/bench/" 2>/dev/null || true
 echo "wrote $docs/BENCHMARKS.md"
