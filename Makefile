@@ -138,7 +138,14 @@ $(BIN)/netns-bench: $(TOP)/bench/netns-bench.c $(TOP)/bpf/reap.h $(OBJ)/reap.ske
 	@echo "  CC      $(notdir $@)"
 	@$(CC) $(USER_CFLAGS) $< -o $@ $(USER_LDLIBS)
 
-progs: $(BPF_OBJS) $(BPF_SKELS) $(BIN)/netns-reap $(BIN)/iterlink $(BIN)/netns-bench
+# A kernel older than the netns argument, as a careful caller sees it.
+$(BIN)/old-kernel-link-info.so: $(TOP)/tests/old-kernel-link-info.c
+	@mkdir -p $(BIN)
+	@echo "  CC      $(notdir $@)"
+	@$(CC) $(USER_CFLAGS) -fPIC -shared $< -o $@ -ldl
+
+progs: $(BPF_OBJS) $(BPF_SKELS) $(BIN)/netns-reap $(BIN)/iterlink $(BIN)/netns-bench \
+       $(BIN)/old-kernel-link-info.so
 
 # Environment the tests and the guest see.
 export NETNS_ITER_TOP := $(TOP)

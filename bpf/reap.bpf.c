@@ -78,6 +78,7 @@ extern struct sock_common *
 bpf_iter_netns_sock_next(struct bpf_iter_netns_sock *it) __ksym __weak;
 extern void bpf_iter_netns_sock_destroy(struct bpf_iter_netns_sock *it) __ksym __weak;
 extern int bpf_iter_netns_sock_abort(struct bpf_iter_netns_sock *it__iter) __ksym __weak;
+extern int bpf_iter_netns_sock_err(struct bpf_iter_netns_sock *it__iter) __ksym __weak;
 
 /*
  * "connected": what ss calls connected, less TIME_WAIT, which has no
@@ -245,15 +246,23 @@ static __always_inline void reap_netns(struct seq_file *seq, struct net *net,
 	struct bpf_iter_netns_sock it;
 	struct sock_common *skc;
 	unsigned int flags = 0;
+	int err;
 
 	if (proto == IPPROTO_TCP && !cfg_dump &&
 	    !(states & (1U << TCP_LISTEN)))
 		flags = BPF_ITER_NETNS_SOCK_SKIP_LISTEN;
-	if (!bpf_iter_netns_sock_new(&it, net, proto, flags)) {
+	err = bpf_iter_netns_sock_new(&it, net, proto, flags);
+	if (!err) {
 		while ((skc = bpf_iter_netns_sock_next(&it)))
 			reap_one(seq, skc, proto, &it);
+		/* NULL also ends a walk that could not batch a bucket. */
+		err = bpf_iter_netns_sock_err(&it);
 	}
 	bpf_iter_netns_sock_destroy(&it);
+	if (err) {
+		counts.truncated++;
+		counts.walk_err = err;
+	}
 }
 
 SEC("iter.s/netns")

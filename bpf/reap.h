@@ -50,6 +50,8 @@ struct reap_counts {
 	__u64	destroyed;
 	__u64	failed;
 	__u64	dropped;	/* matched, but the records map was full */
+	__u64	truncated;	/* chained: walks a bucket batch cut short */
+	__s64	walk_err;	/* chained: the error that cut the last one */
 };
 
 #endif /* REAP_H */

@@ -3,73 +3,38 @@
  * BPF iterator over network namespaces: the "netns" target (iter/netns,
  * iter.s/netns) and its open-coded twin bpf_iter_netns_{new,next,destroy}.
  *
- * Semantics.  A walk visits the live network namespaces in the order of
- * their namespace id (the netns cookie, net->net_cookie == net->ns.ns_id),
- * the order in which kernel/nstree.c keeps them.  Anonymous namespaces,
- * held only by a task, an nsfs file or a socket, are included.  A namespace
- * whose reference count has reached zero, so whose cleanup_net() is queued
- * or running, is never handed out.  The walk resumes after a partial read
- * from the id of the last namespace it moved past, so a namespace that lives
- * through the whole walk is seen exactly once, and one that is created or
- * destroyed during it is seen at most once.  The program is then called
- * once more with net == NULL, so it can print a summary.
- *
- * Visibility.  A walk shows the namespaces that the task that created the
- * iterator (opened the pinned file or called BPF_ITER_CREATE) could setns()
- * into, judged with the credentials it had then: those whose owning user
- * namespace it has CAP_SYS_ADMIN in, plus its own network namespace.  The
- * host's root sees all of them; root in a user namespace sees the ones that
- * user namespace owns.  The open-coded iterator applies the same rule to the
- * current task's credentials when bpf_iter_netns_new() runs.
- *
- * Locking.  The namespace tree is walked under RCU; the namespace handed to
- * an iter/netns program holds a reference (maybe_get_net()) and no lock, so
- * sleepable programs may run on it; the reference is dropped when the walk
- * moves on.  Nothing is held between two read() calls.  The open-coded
- * iterator is KF_RCU_PROTECTED: it takes no reference, the pointers it
- * returns are RCU pointers valid until the RCU read section ends, and a
- * namespace it returns may start dying while the program looks at it.
- *
- * Limits.  The link takes no parameter.  Without CONFIG_NET_NS there is
- * only init_net, which is not in the namespace tree, so this file is not
- * built.
+ * A walk visits the live network namespaces the iterator's creator may
+ * reach (bpf_netns_scope_init()) in namespace id order, the order of
+ * kernel/nstree.c; a namespace that lives through the walk is seen once.
+ * The seq_file walk holds a reference on the namespace it hands out and no
+ * lock, and resumes by id after a partial read; the open-coded walk is
+ * KF_RCU_PROTECTED and takes no reference.
  */
 #include <linux/bpf.h>
 #include <linux/btf.h>
 #include <linux/btf_ids.h>
-#include <linux/cred.h>
 #include <linux/nstree.h>
-#include <linux/security.h>
 #include <linux/seq_file.h>
 #include <net/net_namespace.h>
 
 struct bpf_iter_seq_netns_info {
-	const struct cred *cred;
-	u64 own_id;
+	struct bpf_netns_scope scope;
 	u64 last_id;
 };
 
-static bool netns_iter_visible(struct net *net, const struct cred *cred,
-			       u64 own_id)
-{
-	return net->ns.ns_id == own_id ||
-	       !security_capable(cred, net->user_ns, CAP_SYS_ADMIN,
-				 CAP_OPT_NOAUDIT);
-}
-
 /*
- * First visible namespace at or after @ns in id order.  With @get, take a
- * reference, skipping namespaces whose count already dropped to zero;
+ * First namespace of @scope at or after @ns in id order.  With @get, take
+ * a reference, skipping namespaces whose count already dropped to zero;
  * without, only skip those.  Called under rcu_read_lock().
  */
 static struct net *netns_iter_scan(struct ns_common *ns,
-				   const struct cred *cred, u64 own_id,
+				   const struct bpf_netns_scope *scope,
 				   bool get)
 {
 	while (!IS_ERR_OR_NULL(ns)) {
 		struct net *net = to_net_ns(ns);
 
-		if (netns_iter_visible(net, cred, own_id) &&
+		if (bpf_netns_scope_has(scope, net) &&
 		    (get ? !!maybe_get_net(net) : !!ns_ref_read(net)))
 			return net;
 		ns = ns_tree_adjoined_rcu(net, false);
@@ -84,7 +49,7 @@ static struct net *netns_iter_get_after(struct bpf_iter_seq_netns_info *info)
 	rcu_read_lock();
 	net = netns_iter_scan(ns_tree_lookup_after_rcu(info->last_id,
 						       CLONE_NEWNET),
-			      info->cred, info->own_id, true);
+			      &info->scope, true);
 	rcu_read_unlock();
 	return net;
 }
@@ -140,17 +105,9 @@ static int netns_iter_init(void *priv, struct bpf_iter_aux_info *aux)
 {
 	struct bpf_iter_seq_netns_info *info = priv;
 
-	info->cred = get_current_cred();
-	info->own_id = current->nsproxy->net_ns->ns.ns_id;
+	bpf_netns_scope_init(&info->scope);
 	info->last_id = 0;
 	return 0;
-}
-
-static void netns_iter_fini(void *priv)
-{
-	struct bpf_iter_seq_netns_info *info = priv;
-
-	put_cred(info->cred);
 }
 
 static const struct seq_operations netns_iter_seq_ops = {
@@ -163,7 +120,6 @@ static const struct seq_operations netns_iter_seq_ops = {
 static const struct bpf_iter_seq_info netns_iter_seq_info = {
 	.seq_ops		= &netns_iter_seq_ops,
 	.init_seq_private	= netns_iter_init,
-	.fini_seq_private	= netns_iter_fini,
 	.seq_priv_size		= sizeof(struct bpf_iter_seq_netns_info),
 };
 
@@ -178,24 +134,27 @@ static struct bpf_iter_reg netns_reg_info = {
 	.seq_info		= &netns_iter_seq_info,
 };
 
-/* Open-coded iterator state, opaque to BPF programs. */
 struct bpf_iter_netns {
-	__u64 __opaque[2];
+	__u64 __opaque[3];
 } __aligned(8);
 
+/* Non-opaque version of bpf_iter_netns */
 struct bpf_iter_netns_kern {
 	struct net *pos;
-	u64 own_id;
+	struct bpf_netns_scope scope;
 } __aligned(8);
 
 __bpf_kfunc_start_defs();
 
 /**
- * bpf_iter_netns_new() - start a walk over the visible network namespaces
+ * bpf_iter_netns_new() - start a walk over the network namespaces in scope
  * @it: iterator state
  *
- * Must be called in an RCU read section; the walk uses the current task's
- * credentials for visibility.
+ * Captures the scope of the walk, bpf_netns_scope_init(), from the task
+ * running the program: the reader of an iterator, the caller of
+ * BPF_PROG_RUN.
+ *
+ * Context: an RCU read section, in an iterator or syscall program.
  *
  * Return: 0.
  */
@@ -207,7 +166,7 @@ __bpf_kfunc int bpf_iter_netns_new(struct bpf_iter_netns *it)
 	BUILD_BUG_ON(__alignof__(*kit) != __alignof__(*it));
 
 	kit->pos = NULL;
-	kit->own_id = current->nsproxy ? current->nsproxy->net_ns->ns.ns_id : 0;
+	bpf_netns_scope_init(&kit->scope);
 	return 0;
 }
 
@@ -228,7 +187,7 @@ __bpf_kfunc struct net *bpf_iter_netns_next(struct bpf_iter_netns *it)
 		ns = list_first_or_null_rcu(&net_ns_tree.ns_list_head,
 					    struct ns_common,
 					    ns_tree_node.ns_list_entry);
-	kit->pos = netns_iter_scan(ns, current_cred(), kit->own_id, false);
+	kit->pos = netns_iter_scan(ns, &kit->scope, false);
 	return kit->pos;
 }
 
@@ -248,9 +207,24 @@ BTF_ID_FLAGS(func, bpf_iter_netns_next, KF_ITER_NEXT | KF_RET_NULL)
 BTF_ID_FLAGS(func, bpf_iter_netns_destroy, KF_ITER_DESTROY)
 BTF_KFUNCS_END(netns_iter_kfunc_ids)
 
+/*
+ * Process context only: iterator and syscall programs.  The other programs
+ * of the tracing hook run in any context (an fentry or a tracepoint in
+ * hardirq, NMI or under an LSM's lock), where current's namespaces and
+ * credentials mean nothing.
+ */
+static int netns_iter_kfunc_filter(const struct bpf_prog *prog, u32 kfunc_id)
+{
+	if (btf_id_set8_contains(&netns_iter_kfunc_ids, kfunc_id) &&
+	    prog->type != BPF_PROG_TYPE_SYSCALL && !bpf_prog_is_iter(prog))
+		return -EACCES;
+	return 0;
+}
+
 static const struct btf_kfunc_id_set netns_iter_kfunc_set = {
 	.owner	= THIS_MODULE,
 	.set	= &netns_iter_kfunc_ids,
+	.filter	= netns_iter_kfunc_filter,
 };
 
 BTF_ID_LIST_SINGLE(netns_iter_btf_ids, struct, net)

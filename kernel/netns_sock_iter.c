@@ -61,35 +61,39 @@ __bpf_kfunc_start_defs();
  * @flags: 0, or BPF_ITER_NETNS_SOCK_SKIP_LISTEN for IPPROTO_TCP
  *
  * Return: 0, -EINVAL for an unknown protocol or a flag it does not take,
- * -ENOMEM.
+ * -ENOENT for a namespace that is being dismantled, -ENOMEM; the same as
+ * bpf_iter_netns_sock_err() then returns.
  */
 __bpf_kfunc int bpf_iter_netns_sock_new(struct bpf_iter_netns_sock *it,
 					struct net *net, int protocol,
 					unsigned int flags)
 {
 	struct bpf_iter_netns_sock_kern *kit = (void *)it;
+	unsigned int bad_flags;
 
 	BUILD_BUG_ON(sizeof(*kit) > sizeof(*it));
 	BUILD_BUG_ON(__alignof__(*kit) != __alignof__(*it));
+	BTF_TYPE_EMIT_ENUM(BPF_ITER_NETNS_SOCK_SKIP_LISTEN);
 
 	memset(kit, 0, sizeof(*kit));
 	kit->protocol = protocol;
-	switch (protocol) {
-	case IPPROTO_TCP:
-		if (flags & ~BPF_ITER_NETNS_SOCK_SKIP_LISTEN)
-			return -EINVAL;
-		kit->tcp = bpf_tcp_sock_walk_new(net, flags &
-						  BPF_ITER_NETNS_SOCK_SKIP_LISTEN);
-		break;
-	case IPPROTO_UDP:
-		if (flags)
-			return -EINVAL;
+	if (protocol == IPPROTO_TCP)
+		bad_flags = flags & ~BPF_ITER_NETNS_SOCK_SKIP_LISTEN;
+	else if (protocol == IPPROTO_UDP)
+		bad_flags = flags;
+	else
+		bad_flags = ~0U;
+	if (bad_flags)
+		kit->err = -EINVAL;
+	else if (!check_net(net))
+		kit->err = -ENOENT;	/* dying: its sockets are going */
+	else if (protocol == IPPROTO_TCP)
+		kit->tcp = bpf_tcp_sock_walk_new(net, flags);
+	else
 		kit->udp = bpf_udp_sock_walk_new(net);
-		break;
-	default:
-		return -EINVAL;
-	}
-	return kit->walk ? 0 : -ENOMEM;
+	if (!kit->err && !kit->walk)
+		kit->err = -ENOMEM;
+	return kit->err;
 }
 
 /**
@@ -170,7 +174,9 @@ __bpf_kfunc int bpf_iter_netns_sock_err(struct bpf_iter_netns_sock *it__iter)
  * Context: a sleepable program with no socket lock held; sleeps.
  *
  * Return: 0; -ENOENT if the walk is at no socket, or its socket was
- * unhashed meanwhile (closed by its owner, or already aborted).
+ * unhashed meanwhile (closed by its owner, or a TCP socket already
+ * aborted; a UDP socket bound to a port stays hashed, and is aborted
+ * again); else what the protocol's diag_destroy() returns.
  */
 __bpf_kfunc int bpf_iter_netns_sock_abort(struct bpf_iter_netns_sock *it__iter)
 {
@@ -181,6 +187,8 @@ __bpf_kfunc int bpf_iter_netns_sock_abort(struct bpf_iter_netns_sock *it__iter)
 
 	if (!sk)
 		return -ENOENT;
+	if (!sk->sk_prot->diag_destroy)
+		return -EOPNOTSUPP;
 	fullsock = sk_fullsock(sk);
 	if (fullsock)
 		lock_sock(sk);
@@ -215,9 +223,7 @@ BTF_ID_LIST_SINGLE(bpf_iter_netns_btf_ids, func, bpf_iter_netns)
 static int netns_sock_kfunc_filter(const struct bpf_prog *prog, u32 kfunc_id)
 {
 	if (btf_id_set8_contains(&netns_sock_kfunc_ids, kfunc_id) &&
-	    (prog->expected_attach_type != BPF_TRACE_ITER ||
-	     btf_is_module(prog->aux->attach_btf) ||
-	     prog->aux->attach_btf_id != bpf_iter_netns_btf_ids[0]))
+	    !bpf_prog_is_iter_of(prog, bpf_iter_netns_btf_ids[0]))
 		return -EACCES;
 	return 0;
 }

@@ -8,7 +8,7 @@
 # pristine, one per line of kernel/series/series, in a private index (the
 # work tree is not touched), then written to OUT by git format-patch with
 # a cover letter made from kernel/series/cover-letter.txt.  Every patch is
-# run through checkpatch.pl --strict: any ERROR or WARNING, or a CHECK that
+# run through checkpatch.pl --strict: any ERROR, or a WARNING or CHECK that
 # kernel/series/checkpatch-checks does not justify, fails the run.
 set -euo pipefail
 
@@ -59,13 +59,6 @@ while read -r msg parts; do
 			"${git[@]}" apply --cached --whitespace=nowarn "$top/kernel/patches/$part" ||
 				die "kernel/patches/$part does not apply at patch $n ($msg)"
 			used[$part]=1
-		elif [[ $part == *:* ]]; then
-			src=${part%%:*} diff=${part#*:}
-			[ -n "${dest[$src]:-}" ] || die "kernel/series/series: $src is not in kernel/FILES"
-			cp "$top/kernel/$src" "$work/part"
-			patch -s -R -F0 --no-backup-if-mismatch -r - "$work/part" "$sdir/$diff" >/dev/null ||
-				die "kernel/series/$diff no longer comes out of kernel/$src; make the diff again from the earlier version of the file"
-			add_file "$src" "$work/part"
 		elif [ -n "${dest[$part]:-}" ]; then
 			add_file "$part" "$top/kernel/$part"
 			used[$part]=1
@@ -94,10 +87,10 @@ unset GIT_INDEX_FILE
 rm -rf "$out"
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-"${git[@]}" format-patch -q -o "$out" --cover-letter --subject-prefix='PATCH bpf-next' \
+"${git[@]}" format-patch -q -o "$out" --cover-letter --subject-prefix='RFC PATCH bpf-next' \
 	pristine..netns-iter-series
 
-# checkpatch, with the justified CHECKs taken out.
+# checkpatch, with the justified WARNINGs and CHECKs taken out.
 report=$work/checkpatch
 fail=0
 for p in "$out"/0*.patch; do
@@ -107,8 +100,8 @@ for p in "$out"/0*.patch; do
 	sum=$(grep -E '^total: ' "$work/cp" | tail -n1)
 	printf '%s\t%s\n' "$((10#$num))" "$sum" >> "$report"
 	while IFS= read -r line; do
-		case "$line" in *': ERROR: '*|*': WARNING: '*) ;;
-		*': CHECK: '*)
+		case "$line" in *': ERROR: '*) ;;
+		*': WARNING: '*|*': CHECK: '*)
 			ok=0
 			while IFS=$'\t' read -r pn text _; do
 				case "$pn" in ''|'#'*) continue ;; esac

@@ -11,7 +11,10 @@
 # bpftool if it touches bpftool; reStructuredText it touches is parsed;
 # MAINTAINERS patterns are checked.  After the last patch the worktree must
 # hold the very tree that 'make kernel' builds, which is how the whole
-# kernel at the end of the series is known to build.
+# kernel at the end of the series is known to build, and every kernel
+# object the series touches is compiled for ARCH=i386 as well.  Last, the
+# series is applied without each design of kernel/series/designs, and what
+# the rest touches is built.
 set -euo pipefail
 
 tree=${1:?usage: patches-check.sh TREE PATCHES WORK CONFIG}
@@ -76,7 +79,7 @@ for p in "$patches"/0*.patch; do
 			what+=("$f parsed") ;;
 		MAINTAINERS)
 			(cd "$wt" && PATH=/usr/bin:$PATH perl scripts/get_maintainer.pl --self-test=patterns) >"$work/maint" 2>&1 || true
-			if grep -q 'netns_iter\|sock_iter_netns' "$work/maint"; then
+			if grep -q 'netns_iter\|sock_iter_netns\|netns_sock_iter' "$work/maint"; then
 				cat "$work/maint" >&2
 				die "patch $n/$total ($subject): a MAINTAINERS pattern it adds matches no file"
 			fi
@@ -106,3 +109,55 @@ want=$(cat "$tree/.git/netns-iter-series-tree" 2>/dev/null) ||
 [ "$("${git[@]}" rev-parse HEAD^{tree})" = "$want" ] ||
 	die "the series does not end at the tree 'make kernel' builds; run 'make patches' again"
 echo "  $n/$total: the series ends at the tree 'make kernel' builds"
+
+# 32 bits: the same configuration less CONFIG_64BIT, for ARCH=i386, and
+# every kernel object the series touches compiled there at its end, so
+# that what only breaks where pointers are 4 bytes (a size check on an
+# iterator's state, say) is caught.
+kbuild32=$work/kbuild-i386
+mkdir -p "$kbuild32"
+sed 's/^CONFIG_64BIT=y$/# CONFIG_64BIT is not set/' "$config" > "$work/config-i386"
+cmp -s "$work/config-i386" "$kbuild32/.config.in" || {
+	cp "$work/config-i386" "$kbuild32/.config"
+	cp "$work/config-i386" "$kbuild32/.config.in"
+}
+kmake32=(make -s -C "$wt" O="$kbuild32" ARCH=i386 -j"$jobs")
+"${kmake32[@]}" olddefconfig
+for opt in CONFIG_NET_NS CONFIG_PROC_FS CONFIG_BPF_SYSCALL CONFIG_INET; do
+	grep -q "^$opt=y" "$kbuild32/.config" || die "the i386 configuration lost $opt"
+done
+objs=()
+while read -r f; do
+	case "$f" in tools/*) ;; *.c) objs+=("${f%.c}.o") ;; esac
+done < <("${git[@]}" diff --name-only pristine HEAD)
+"${kmake32[@]}" "${objs[@]}" || die "the series does not build for ARCH=i386: ${objs[*]}"
+echo "  i386: ${objs[*]}"
+
+# Either design left out (kernel/series/designs): the rest of the series
+# applies, and its kernel objects and bpftool build.
+top=$(cd "$(dirname "$0")/.." && pwd)
+while read -r design nums; do
+	case "$design" in ''|'#'*) continue ;; esac
+	"${git[@]}" checkout -q -f --detach pristine
+	"${git[@]}" clean -q -fdx
+	for p in "$patches"/0*.patch; do
+		num=$((10#$(basename "$p" | cut -c1-4)))
+		[ "$num" = 0 ] && continue
+		[[ " $nums " == *" $num "* ]] && continue
+		"${git[@]}" am -q -3 --keep-cr "$p" ||
+			die "without the $design design (patches $nums), patch $num does not apply"
+	done
+	objs=() bpftool=0
+	while read -r f; do
+		case "$f" in tools/bpf/bpftool/*.c) bpftool=1 ;; tools/*) ;; *.c) objs+=("${f%.c}.o") ;; esac
+	done < <("${git[@]}" diff --name-only pristine HEAD)
+	"${kmake[@]}" "${objs[@]}" || die "without the $design design, ${objs[*]} do not build"
+	if [ $bpftool = 1 ]; then
+		make -s -C "$wt/tools/bpf/bpftool" OUTPUT="$work/bpftool/" -j"$jobs" \
+			SKIP_LLVM=1 SKIP_LIBBFD=1 CLANG="${CLANG:-clang-16}" >"$work/bpftool.log" 2>&1 || {
+			cat "$work/bpftool.log" >&2
+			die "without the $design design, bpftool does not build"
+		}
+	fi
+	echo "  without $design (patches $nums): ${objs[*]}$([ $bpftool = 1 ] && echo " bpftool")"
+done < "$top/kernel/series/designs"

@@ -10,8 +10,9 @@
  *
  * Prints "link netns_cookie=N flags=N" and the link's fdinfo lines from
  * the parameter (tcp and udp), with --dump the programs' line for every
- * socket, read --bufsize bytes at a time (default 256), then "read ok
- * sockets=N" (N = sockets the reap program saw), or "error STAGE
+ * socket, read --bufsize bytes at a time (default 256), then for the
+ * chained link "walked netns=N" (the namespaces the walk was handed), then
+ * "read ok sockets=N" (N = sockets the reap program saw), or "error STAGE
  * ERRNO-NAME" and exits 1.
  */
 #include <errno.h>
@@ -149,6 +150,8 @@ read:
 		ret = fail("read", errno);
 		goto out;
 	}
+	if (chained)
+		printf("walked netns=%llu\n", (unsigned long long)skel->bss->counts.netns);
 	printf("read ok sockets=%llu\n", (unsigned long long)skel->bss->counts.seen);
 	ret = 0;
 out:

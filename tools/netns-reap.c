@@ -499,7 +499,7 @@ static int resolve_netns_sel(void)
 
 struct features {
 	bool btf, destroy, iter_netns, netns_arg, global, chained;
-	bool cap_bpf, cap_net_admin;
+	bool cap_bpf;
 };
 
 static bool btf_has(const struct btf *btf, const char *name, int kind)
@@ -557,7 +557,6 @@ static void probe_features(struct features *f)
 	f->global = f->netns_arg;
 	f->chained = btf_has(btf, "bpf_iter_netns_sock_new", BTF_KIND_FUNC);
 	f->cap_bpf = have_cap(39 /* CAP_BPF */) || have_cap(21 /* CAP_SYS_ADMIN */);
-	f->cap_net_admin = have_cap(12 /* CAP_NET_ADMIN */) || have_cap(21);
 	btf__free(btf);
 }
 
@@ -581,8 +580,8 @@ static const char *mode_missing(const struct features *f, enum mode m)
 	case MODE_GLOBAL:
 		if (!f->global)
 			return "kernel feature: no whole-host socket iterator (BPF_SOCK_ITER_ALL_NETNS, netns-iter patches)";
-		if (!f->cap_net_admin)
-			return "missing capability: the whole-host walk needs CAP_NET_ADMIN or CAP_SYS_ADMIN";
+		if (!have_cap(21))
+			return "missing capability: the whole-host walk shows every namespace, so it needs what seeing every namespace needs: CAP_SYS_ADMIN, in the initial user and PID namespaces";
 		return NULL;
 	case MODE_CHAINED:
 		if (!f->iter_netns)
@@ -630,19 +629,46 @@ static struct bpf_program *proto_prog(struct reap_bpf *skel, unsigned int p)
 	return p == PROTO_TCP ? skel->progs.reap_tcp : skel->progs.reap_udp;
 }
 
+/*
+ * An iter/tcp or iter/udp link for the namespace of @netns_fd (whose
+ * cookie is @cookie), or with @flags; NULL with errno set on failure.  A
+ * kernel older than the netns argument ignores it and walks this
+ * process's namespace: the link is read back, and one that does not hold
+ * what was asked for is refused (EPROTO), never walked.
+ */
 static struct bpf_link *attach_sock_iter(struct reap_bpf *skel, unsigned int p,
-					 int netns_fd, __u32 flags)
+					 int netns_fd, __u64 cookie, __u32 flags)
 {
 	union bpf_iter_link_info linfo = {};
 	LIBBPF_OPTS(bpf_iter_attach_opts, aopts);
+	struct bpf_link_info info = {};
+	__u32 len = sizeof(info);
+	struct bpf_link *link;
 
-	if (netns_fd >= 0 || flags) {
-		linfo.sock.netns_fd = netns_fd >= 0 ? netns_fd : 0;
-		linfo.sock.flags = flags;
-		aopts.link_info = &linfo;
-		aopts.link_info_len = sizeof(linfo);
+	if (netns_fd < 0 && !flags)
+		return bpf_program__attach_iter(proto_prog(skel, p), NULL);
+	linfo.sock.netns_fd = netns_fd >= 0 ? netns_fd : 0;
+	linfo.sock.flags = flags;
+	aopts.link_info = &linfo;
+	aopts.link_info_len = sizeof(linfo);
+	link = bpf_program__attach_iter(proto_prog(skel, p), &aopts);
+	if (!link)
+		return NULL;
+	if (bpf_link_get_info_by_fd(bpf_link__fd(link), &info, &len)) {
+		p_err("cannot read back the %s iterator link: %s", p == PROTO_TCP ? "tcp" : "udp",
+		      strerror(errno));
+	} else if (info.iter.sock.netns_cookie != (flags ? 0 : cookie) ||
+		   info.iter.sock.flags != flags) {
+		p_err("the kernel ignored the netns argument of the %s iterator (the link holds netns_cookie %llu, flags %#x; asked for %llu, %#x): it predates the netns argument, so the link would walk this process's namespace instead; use --mode setns",
+		      p == PROTO_TCP ? "tcp" : "udp",
+		      (unsigned long long)info.iter.sock.netns_cookie, info.iter.sock.flags,
+		      (unsigned long long)(flags ? 0 : cookie), flags);
+		errno = EPROTO;
+	} else {
+		return link;
 	}
-	return bpf_program__attach_iter(proto_prog(skel, p), &aopts);
+	bpf_link__destroy(link);
+	return NULL;
 }
 
 static void progress(struct walk *w, size_t i)
@@ -666,7 +692,7 @@ static int walk_setns(struct walk *w)
 	for (p = 0; p < 2; p++) {
 		if (!(o.protos & (1U << p)))
 			continue;
-		links[p] = attach_sock_iter(w->skel, 1U << p, -1, 0);
+		links[p] = attach_sock_iter(w->skel, 1U << p, -1, 0, 0);
 		if (!links[p]) {
 			err = -errno;
 			p_err("cannot attach the %s iterator: %s", p ? "udp" : "tcp",
@@ -717,7 +743,8 @@ static int walk_netns_arg(struct walk *w)
 
 			if (!(o.protos & (1U << p)))
 				continue;
-			link = attach_sock_iter(w->skel, 1U << p, nss[i].fd, 0);
+			link = attach_sock_iter(w->skel, 1U << p, nss[i].fd,
+						nss[i].cookie, 0);
 			if (!link) {
 				err = -errno;
 				if (err == -ENOENT) {
@@ -725,10 +752,11 @@ static int walk_netns_arg(struct walk *w)
 					err = 0;
 					break;
 				}
-				p_err("cannot attach the %s iterator to netns %llu: %s",
-				      p ? "udp" : "tcp",
-				      (unsigned long long)nss[i].cookie,
-				      strerror(-err));
+				if (err != -EPROTO)
+					p_err("cannot attach the %s iterator to netns %llu: %s",
+					      p ? "udp" : "tcp",
+					      (unsigned long long)nss[i].cookie,
+					      strerror(-err));
 				break;
 			}
 			err = drain_iter(link);
@@ -766,6 +794,10 @@ static int walk_chained(struct walk *w)
 	if (err)
 		p_err("reading the iter/netns walk: %s", strerror(-err));
 	w->netns_walked = w->skel->bss->counts.netns;
+	if (!err && w->skel->bss->counts.truncated)
+		p_err("%llu socket walks ended early (%s): not every socket of their namespaces was seen, so the results are incomplete",
+		      (unsigned long long)w->skel->bss->counts.truncated,
+		      strerror(-(int)w->skel->bss->counts.walk_err));
 	return err;
 }
 
@@ -779,12 +811,13 @@ static int walk_global(struct walk *w)
 
 		if (!(o.protos & (1U << p)))
 			continue;
-		link = attach_sock_iter(w->skel, 1U << p, -1,
+		link = attach_sock_iter(w->skel, 1U << p, -1, 0,
 					BPF_SOCK_ITER_ALL_NETNS);
 		if (!link) {
 			err = -errno;
-			p_err("cannot attach the whole-host %s iterator: %s",
-			      p ? "udp" : "tcp", strerror(-err));
+			if (err != -EPROTO)
+				p_err("cannot attach the whole-host %s iterator: %s",
+				      p ? "udp" : "tcp", strerror(-err));
 			break;
 		}
 		err = drain_iter(link);
@@ -1009,7 +1042,8 @@ static int cmd_sockets(bool kill)
 	}
 	recs = collect(w.skel, &n);
 	print_results(&w, m, kill, recs, n, now() - w.start);
-	ret = w.skel->bss->counts.failed ? EXIT_PARTIAL : EXIT_OK;
+	ret = w.skel->bss->counts.truncated ? EXIT_ERROR :
+	      w.skel->bss->counts.failed ? EXIT_PARTIAL : EXIT_OK;
 out:
 	free(recs);
 	reap_bpf__destroy(w.skel);

@@ -163,29 +163,6 @@ check_dump() {
 	assert_failure
 }
 
-@test "root in a user namespace sees only namespaces its user namespace owns" {
-	chmod 0444 "$PIN/dump"
-	chmod 0755 "$PIN"
-	run unshare -Urn sh -c '
-		echo own=$(stat -L -c %i /proc/self/ns/net)
-		unshare -n sh -c "echo child=\$(stat -L -c %i /proc/self/ns/net); cat $0" &
-		wait' "$PIN/dump"
-	assert_success
-	own=$(sed -n 's/^own=//p' <<< "$output")
-	child=$(sed -n 's/^child=//p' <<< "$output")
-	got=$(grep '^netns ' <<< "$output" | sed 's/.* inum=\([0-9]*\) .*/\1/' | sort -n | tr '\n' ' ')
-	want=$(printf '%s\n' "$own" "$child" | sort -n | tr '\n' ' ')
-	assert_equal "$got" "$want"
-	assert_line "summary netns_count=2 open_coded_count=2"
-}
-
-@test "root in a user namespace cannot create a netns iterator" {
-	run unshare -Ur "$BPFTOOL" iter pin "$OBJ/netns_dump.bpf.o" "$PIN/userns"
-	assert_failure
-	assert_output --partial "EPERM"
-	[ ! -e "$PIN/userns" ]
-}
-
 @test "bpftool link show reports the netns target" {
 	# "link show pinned PATH" exits 255 after printing in bpftool 7.8
 	# (do_show() returns errno != ENOENT), so list all links instead.

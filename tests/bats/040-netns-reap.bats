@@ -145,6 +145,24 @@ tw_to_x() {
 	[ "$(wc -l <<< "$output")" -eq "$N" ] || fail "$output"
 }
 
+@test "netns-arg and global modes refuse a kernel that ignores the netns argument" {
+	local re='^(127\.0\.0\.1|\[::ffff:127\.0\.0\.1\]):8080$' m
+	# old-kernel-link-info.so reads the link back as a kernel older than
+	# the argument would: accepted, ignored, not reported.
+	for m in netns-arg global; do
+		run env LD_PRELOAD="$BUILD/bin/old-kernel-link-info.so" \
+			"$REAP" --mode "$m" kill dst 127.0.0.1:8080
+		assert_equal "$status" 1
+		assert_output --partial "Error: the kernel ignored the netns argument"
+		assert_output --partial "use --mode setns"
+		[ "$(ss_peers "$re" | wc -l)" -eq $((N * 2)) ] ||
+			fail "$m destroyed sockets: $(ss_peers "$re" | wc -l) left"
+	done
+	# Without the library the same command is fine (a dry run here).
+	run "$REAP" --mode netns-arg kill --dry-run dst 127.0.0.1:8080
+	assert_success
+}
+
 @test "kill --dry-run shows exactly what kill destroys" {
 	local dir=$BATS_TEST_TMPDIR/w dry killed
 	world_stop "$BATS_FILE_TMPDIR/w"

@@ -47,7 +47,7 @@ assert_summary() {
 	local t
 	run test_progs verifier_netns_iter
 	assert_summary 1
-	for t in $(sed -n 's/^int \([a-z0-9_]*\)(struct bpf_iter__.*/\1/p' \
+	for t in $(sed -n -E 's/^(__naked )?int (BPF_PROG\()?([a-z0-9_]+)[(,].*/\3/p' \
 		   "$NETNS_ITER_TOP/kernel/selftests/progs/verifier_netns_iter.c"); do
 		assert_line --regexp "^#[0-9]+/[0-9]+ +verifier_netns_iter/$t:OK\$"
 	done

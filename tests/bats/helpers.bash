@@ -38,6 +38,12 @@ netns_cookie() {
 	"$REAP" -j netns | jq -r --arg p "/run/netns/$1" '.netns[] | select(.names[0] == $p) | .cookie'
 }
 
+# netns_cookie_of_self: the cookie of the caller's network namespace.
+netns_cookie_of_self() {
+	"$REAP" -j netns | jq -r --argjson i "$(stat -L -c %i /proc/self/ns/net)" \
+		'.netns[] | select(.inode == $i) | .cookie'
+}
+
 # ss_peers REGEX: the non-TIME_WAIT sockets ss shows, in every namespace of
 # $NS_LIST, whose peer address matches REGEX.
 ss_peers() {

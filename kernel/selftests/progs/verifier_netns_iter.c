@@ -323,6 +323,32 @@ int sk_storage_get_after_next(struct bpf_iter__netns *ctx)
 	return 0;
 }
 
+/*
+ * The socket's local storage, kept across next(): it is freed with the
+ * socket, which next() may have just released.
+ */
+SEC("?iter.s/netns")
+__failure __msg("invalid mem access 'scalar'")
+int sk_storage_value_after_next(struct bpf_iter__netns *ctx)
+{
+	struct net *net = ctx->net;
+	struct bpf_iter_netns_sock it;
+	struct sock_common *sk;
+	__u64 *v = NULL;
+
+	if (!net)
+		return 0;
+	bpf_iter_netns_sock_new(&it, net, IPPROTO_TCP, 0);
+	sk = bpf_iter_netns_sock_next(&it);
+	if (sk)
+		v = bpf_sk_storage_get(&sk_stg, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
+	bpf_iter_netns_sock_next(&it);
+	if (v)
+		*v = 1;
+	bpf_iter_netns_sock_destroy(&it);
+	return 0;
+}
+
 /* A cast passed to bpf_sk_storage_delete() after next(). */
 SEC("?iter.s/netns")
 __failure __msg("R2 type=scalar expected=")
@@ -557,6 +583,41 @@ int walk_from_task_iter(struct bpf_iter__task *ctx)
 		return 0;
 	bpf_iter_netns_sock_new(&it, task->nsproxy->net_ns, IPPROTO_TCP, 0);
 	bpf_iter_netns_sock_destroy(&it);
+	return 0;
+}
+
+/*
+ * The netns iterator is for process context: a tracepoint program, which
+ * may run anywhere (in hardirq, under an LSM's lock), may not walk.
+ */
+SEC("?tp_btf/tcp_destroy_sock")
+__failure __msg("calling kernel function bpf_iter_netns_new is not allowed")
+int BPF_PROG(netns_walk_from_tracepoint, struct sock *sk)
+{
+	struct bpf_iter_netns it;
+	struct net *net;
+
+	bpf_iter_netns_new(&it);
+	while ((net = bpf_iter_netns_next(&it)))
+		sink += net->net_cookie;
+	bpf_iter_netns_destroy(&it);
+	return 0;
+}
+
+/* A syscall program runs from BPF_PROG_RUN, in process context: it may. */
+SEC("?syscall")
+__success
+int netns_walk_from_syscall(void *ctx)
+{
+	struct bpf_iter_netns it;
+	struct net *net;
+
+	bpf_rcu_read_lock();
+	bpf_iter_netns_new(&it);
+	while ((net = bpf_iter_netns_next(&it)))
+		sink += net->net_cookie;
+	bpf_iter_netns_destroy(&it);
+	bpf_rcu_read_unlock();
 	return 0;
 }
 
