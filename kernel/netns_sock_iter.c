@@ -12,6 +12,7 @@
 #include <linux/bpf.h>
 #include <linux/btf.h>
 #include <linux/btf_ids.h>
+#include <linux/sched/signal.h>
 #include <net/net_namespace.h>
 #include <net/sock.h>
 #include <net/tcp.h>
@@ -61,8 +62,7 @@ __bpf_kfunc_start_defs();
  * @flags: 0, or BPF_ITER_NETNS_SOCK_SKIP_LISTEN for IPPROTO_TCP
  *
  * Return: 0, -EINVAL for an unknown protocol or a flag it does not take,
- * -ENOENT for a namespace that is being dismantled, -ENOMEM; the same as
- * bpf_iter_netns_sock_err() then returns.
+ * -ENOMEM; the same as bpf_iter_netns_sock_err() then returns.
  */
 __bpf_kfunc int bpf_iter_netns_sock_new(struct bpf_iter_netns_sock *it,
 					struct net *net, int protocol,
@@ -85,8 +85,6 @@ __bpf_kfunc int bpf_iter_netns_sock_new(struct bpf_iter_netns_sock *it,
 		bad_flags = ~0U;
 	if (bad_flags)
 		kit->err = -EINVAL;
-	else if (!check_net(net))
-		kit->err = -ENOENT;	/* dying: its sockets are going */
 	else if (protocol == IPPROTO_TCP)
 		kit->tcp = bpf_tcp_sock_walk_new(net, flags);
 	else
@@ -120,6 +118,12 @@ bpf_iter_netns_sock_next(struct bpf_iter_netns_sock *it)
 
 	if (!kit->walk)
 		return NULL;
+	/* A walk in a program's loop is one read(): let it be killed. */
+	if (fatal_signal_pending(current)) {
+		kit->err = -EINTR;
+		netns_sock_walk_end(kit);
+		return NULL;
+	}
 	cond_resched();
 	do {
 		if (kit->protocol == IPPROTO_TCP)
@@ -151,8 +155,9 @@ __bpf_kfunc void bpf_iter_netns_sock_destroy(struct bpf_iter_netns_sock *it)
  * @it__iter: an iterator whose next() returned NULL
  *
  * Return: 0 if the walk saw every socket of the namespace, else the error
- * that ended it early (-ENOMEM: a bucket could not be batched), so that a
- * program can tell a truncated walk from a complete one.
+ * that ended it early (-ENOMEM: a bucket could not be batched; -EINTR: the
+ * task was killed), so that a program can tell a truncated walk from a
+ * complete one.
  */
 __bpf_kfunc int bpf_iter_netns_sock_err(struct bpf_iter_netns_sock *it__iter)
 {

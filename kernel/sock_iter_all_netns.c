@@ -54,18 +54,24 @@ void bpf_sock_iter_all_show_fdinfo(const struct bpf_iter_aux_info *aux,
  * @aux: the link's parameters
  * @it: whole-host state of the iterator
  *
- * Return: 0, or -ENOENT if the namespace a netns argument names is dying.
+ * Return: 0, -ENOENT if the namespace a netns argument names is dying,
+ * -EPERM if the current task may not walk what the link names.
  */
 int bpf_sock_iter_all_init_seq_net(void *priv_data,
 				   struct bpf_iter_aux_info *aux,
 				   struct bpf_sock_iter_netns *it)
 {
 	struct seq_net_private *p = priv_data;
+	struct bpf_netns_scope scope;
 
 	it->all = aux->sock.flags & BPF_SOCK_ITER_ALL_NETNS;
 	it->last_id = 0;
 	if (!it->all)
 		return bpf_sock_iter_init_seq_net(priv_data, aux);
+	/* Whoever creates an iterator from the link must see all too. */
+	bpf_netns_scope_init(&scope);
+	if (!scope.all)
+		return -EPERM;
 	p->net = get_net_track(&init_net, &p->ns_tracker, GFP_KERNEL);
 	return 0;
 }

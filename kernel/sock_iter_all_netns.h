@@ -30,7 +30,7 @@ int bpf_sock_iter_all_init_seq_net(void *priv_data,
 bool bpf_sock_iter_next_table(struct seq_file *seq,
 			      struct bpf_sock_iter_netns *it,
 			      bool (*own_table)(const struct net *net));
-#else
+#elif defined(CONFIG_BPF_SYSCALL) && defined(CONFIG_PROC_FS)
 /* Only init_net exists, and the netns argument refuses the flag. */
 #define bpf_sock_iter_all_attach_target	bpf_sock_iter_attach_target
 #define bpf_sock_iter_all_show_fdinfo	bpf_sock_iter_show_fdinfo

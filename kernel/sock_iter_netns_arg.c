@@ -2,13 +2,13 @@
 /*
  * Network namespace argument of the tcp and udp BPF iterators:
  * union bpf_iter_link_info.sock names, by nsfs fd or by netns cookie, the
- * namespace an iter/tcp or iter/udp link walks, whichever task creates the
- * iterator; with neither, the walk is that of the creator's namespace, as
- * before.  The link holds a passive reference, so a pinned link does not
- * keep a dead namespace alive: an iterator created from it once the
- * namespace has started to die fails with -ENOENT.  Resolving the argument
- * takes RCU for the namespace tree and no other lock; the walk itself is
- * the tcp and udp iterators', unchanged.
+ * namespace an iter/tcp or iter/udp link walks, for whichever task creates
+ * the iterator and may walk it too; with neither, the walk is that of the
+ * iterator's creator's namespace, as before.  The link holds a passive
+ * reference, so a pinned link does not keep a dead namespace alive: an
+ * iterator created from it once the namespace has started to die fails
+ * with -ENOENT.  Resolving the argument takes RCU for the namespace tree
+ * and no other lock; the walk itself is the tcp and udp iterators'.
  */
 #include <linux/bpf.h>
 #include <linux/capability.h>
@@ -18,10 +18,24 @@
 #include <net/sock_iter_netns_arg.h>
 
 /*
+ * Whether the current task may walk @net: it is in its scope
+ * (bpf_netns_scope_init()), or the task could setns() into it.
+ */
+static bool bpf_sock_iter_may_walk(struct net *net)
+{
+	struct bpf_netns_scope scope;
+
+	bpf_netns_scope_init(&scope);
+	return bpf_netns_scope_has(&scope, net) ||
+	       (ns_capable(net->user_ns, CAP_SYS_ADMIN) &&
+		ns_capable(current_user_ns(), CAP_SYS_ADMIN));
+}
+
+/*
  * The namespace a link names, referenced.  By cookie, only one in the
- * caller's scope (bpf_netns_scope_init()), and -ENOENT alike for one that
- * does not exist and one that is not the caller's to see.  By nsfs file,
- * which the caller could setns() with, also one it may setns() into.
+ * caller's scope, and -ENOENT alike for one that does not exist and one
+ * that is not the caller's to see.  By nsfs file, which the caller could
+ * setns() with, also one it may setns() into.
  */
 static struct net *bpf_sock_iter_get_net(u32 fd, u64 cookie)
 {
@@ -29,16 +43,15 @@ static struct net *bpf_sock_iter_get_net(u32 fd, u64 cookie)
 	struct ns_common *ns;
 	struct net *net;
 
-	bpf_netns_scope_init(&scope);
 	if (fd) {
 		net = get_net_ns_by_fd(fd);
-		if (IS_ERR(net) || bpf_netns_scope_has(&scope, net) ||
-		    (ns_capable(net->user_ns, CAP_SYS_ADMIN) &&
-		     ns_capable(current_user_ns(), CAP_SYS_ADMIN)))
+		if (IS_ERR(net) || bpf_sock_iter_may_walk(net))
 			return net;
 		put_net(net);
 		return ERR_PTR(-EPERM);
 	}
+
+	bpf_netns_scope_init(&scope);
 
 	rcu_read_lock();
 	ns = ns_tree_lookup_rcu(cookie, CLONE_NEWNET);
@@ -99,7 +112,13 @@ int bpf_sock_iter_fill_link_info(const struct bpf_iter_aux_info *aux,
  * @priv_data: iterator state, starting with struct seq_net_private
  * @aux: the link's parameters
  *
- * Return: 0, or -ENOENT if the namespace the link names is dying.
+ * The link's creator was allowed the namespace; so must be the task that
+ * creates an iterator from the link, as it would be with setns() and the
+ * plain iterator, or a pinned link would hand its namespace to anyone who
+ * may open the file.
+ *
+ * Return: 0, -ENOENT if the namespace the link names is dying, -EPERM if
+ * the current task may not walk it.
  */
 int bpf_sock_iter_init_seq_net(void *priv_data, struct bpf_iter_aux_info *aux)
 {
@@ -111,6 +130,10 @@ int bpf_sock_iter_init_seq_net(void *priv_data, struct bpf_iter_aux_info *aux)
 	net = maybe_get_net(aux->sock.net);
 	if (!net)
 		return -ENOENT;
+	if (!bpf_sock_iter_may_walk(net)) {
+		put_net(net);
+		return -EPERM;
+	}
 	p->net = net;
 	netns_tracker_alloc(net, &p->ns_tracker, GFP_KERNEL);
 	return 0;

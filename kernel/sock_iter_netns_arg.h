@@ -9,6 +9,7 @@
 #include <linux/bpf.h>
 #include <linux/proc_fs.h>
 #include <linux/seq_file_net.h>
+#include <net/net_namespace.h>
 
 #ifdef CONFIG_NET_NS
 int bpf_sock_iter_attach_target(struct bpf_prog *prog,
@@ -20,18 +21,22 @@ void bpf_sock_iter_show_fdinfo(const struct bpf_iter_aux_info *aux,
 int bpf_sock_iter_fill_link_info(const struct bpf_iter_aux_info *aux,
 				 struct bpf_link_info *info);
 int bpf_sock_iter_init_seq_net(void *priv_data, struct bpf_iter_aux_info *aux);
-#else
+#elif defined(CONFIG_BPF_SYSCALL) && defined(CONFIG_PROC_FS)
 /*
- * Only init_net exists: the argument can name nothing else.  Refuse it
- * rather than ignore it, so that a caller that asked for a namespace never
- * walks another one.
+ * Only init_net exists: the argument can name nothing else.  Refuse one that
+ * names anything but init_net rather than ignore it, so that a caller that
+ * asked for a namespace never walks another one.
  */
 static inline int bpf_sock_iter_attach_target(struct bpf_prog *prog,
 					      union bpf_iter_link_info *linfo,
 					      struct bpf_iter_aux_info *aux)
 {
-	return linfo->sock.netns_fd || linfo->sock.netns_cookie ||
-	       linfo->sock.flags ? -EOPNOTSUPP : 0;
+	u64 cookie = linfo->sock.netns_cookie;
+
+	if (linfo->sock.netns_fd || linfo->sock.flags ||
+	    (cookie && cookie != init_net.net_cookie))
+		return -EOPNOTSUPP;
+	return 0;
 }
 
 #define bpf_sock_iter_detach_target	NULL

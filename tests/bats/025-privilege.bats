@@ -112,6 +112,30 @@ assert_only_own() {
 	done
 }
 
+@test "a pinned link is judged again for whoever opens it" {
+	rm -f "$PIN/arg" "$PIN/own" "$PIN/all"
+	"$BPFTOOL" iter pin "$OBJ/reap.bpf.o" "$PIN/arg" netns /run/netns/npriv-1
+	"$BPFTOOL" iter pin "$OBJ/reap.bpf.o" "$PIN/own" netns /proc/self/ns/net
+	"$BPFTOOL" iter pin "$OBJ/reap.bpf.o" "$PIN/all" netns all
+	chmod 0444 "$PIN/arg" "$PIN/own" "$PIN/all"
+	run cat "$PIN/arg"
+	assert_success
+	run cat "$PIN/all"
+	assert_success
+	run as_bpf cat "$PIN/arg"
+	assert_failure
+	assert_output --partial "Operation not permitted"
+	run as_bpf cat "$PIN/all"
+	assert_failure
+	assert_output --partial "Operation not permitted"
+	run as_pidns_root cat "$PIN/all"
+	assert_failure
+	assert_output --partial "Operation not permitted"
+	run as_bpf cat "$PIN/own"
+	assert_success
+	rm -f "$PIN/arg" "$PIN/own" "$PIN/all"
+}
+
 @test "the whole-host walk needs what seeing every namespace needs" {
 	run "$ITERLINK" udp --all
 	assert_success

@@ -349,6 +349,42 @@ int sk_storage_value_after_next(struct bpf_iter__netns *ctx)
 	return 0;
 }
 
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16);
+	__type(key, __u64);
+	__type(value, __u64);
+} per_backend SEC(".maps");
+
+/*
+ * A map value looked up with a key read from the socket's storage is the
+ * map's, not the socket's: it outlives next().
+ */
+SEC("?iter.s/netns")
+__success
+int lookup_by_storage_key(struct bpf_iter__netns *ctx)
+{
+	struct net *net = ctx->net;
+	struct bpf_iter_netns_sock it;
+	struct sock_common *sk;
+	__u64 *v, *w = NULL;
+
+	if (!net)
+		return 0;
+	bpf_iter_netns_sock_new(&it, net, IPPROTO_TCP, 0);
+	sk = bpf_iter_netns_sock_next(&it);
+	if (sk) {
+		v = bpf_sk_storage_get(&sk_stg, sk, 0, 0);
+		if (v)
+			w = bpf_map_lookup_elem(&per_backend, v);
+	}
+	bpf_iter_netns_sock_next(&it);
+	if (w)
+		*w += 1;
+	bpf_iter_netns_sock_destroy(&it);
+	return 0;
+}
+
 /* A cast passed to bpf_sk_storage_delete() after next(). */
 SEC("?iter.s/netns")
 __failure __msg("R2 type=scalar expected=")
