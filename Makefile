@@ -138,6 +138,18 @@ $(BIN)/netns-bench: $(TOP)/bench/netns-bench.c $(TOP)/bpf/reap.h $(OBJ)/reap.ske
 	@echo "  CC      $(notdir $@)"
 	@$(CC) $(USER_CFLAGS) $< -o $@ $(USER_LDLIBS)
 
+# The demo's servers and clients, one process each.
+$(BIN)/demo-scene: $(TOP)/scripts/demo-scene.c
+	@mkdir -p $(BIN)
+	@echo "  CC      $(notdir $@)"
+	@$(CC) $(USER_CFLAGS) $< -o $@
+
+# Test helper: holds a world of sockets across namespaces.
+$(BIN)/sockworld: $(TOP)/tests/sockworld.c
+	@mkdir -p $(BIN)
+	@echo "  CC      $(notdir $@)"
+	@$(CC) $(USER_CFLAGS) $< -o $@
+
 # A kernel older than the netns argument, as a careful caller sees it.
 $(BIN)/old-kernel-link-info.so: $(TOP)/tests/old-kernel-link-info.c
 	@mkdir -p $(BIN)
@@ -145,7 +157,7 @@ $(BIN)/old-kernel-link-info.so: $(TOP)/tests/old-kernel-link-info.c
 	@$(CC) $(USER_CFLAGS) -fPIC -shared $< -o $@ -ldl
 
 progs: $(BPF_OBJS) $(BPF_SKELS) $(BIN)/netns-reap $(BIN)/iterlink $(BIN)/netns-bench \
-       $(BIN)/old-kernel-link-info.so
+       $(BIN)/old-kernel-link-info.so $(BIN)/sockworld $(BIN)/demo-scene
 
 # Environment the tests and the guest see.
 export NETNS_ITER_TOP := $(TOP)

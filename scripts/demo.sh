@@ -47,7 +47,7 @@ ip -n demo-backends link set lo up
 for b in 1 2 3; do
 	ip -n demo-backends addr add "10.0.0.$b/32" dev lo
 done
-bg ip netns exec demo-backends python3 "$top/scripts/demo-scene.py" serve 10.0.0.1 10.0.0.2 10.0.0.3
+bg ip netns exec demo-backends "$build/bin/demo-scene" serve 10.0.0.1 10.0.0.2 10.0.0.3
 
 # Pods: a namespace each, with a veth pair to the backends.  One process
 # then holds, in every pod, a TCP and a UDP client per backend, which send
@@ -88,7 +88,7 @@ for _ in $(seq 1 100); do
 	[ "$(ip netns exec demo-backends ss -tlnH 'sport = :80' | wc -l)" = 3 ] && break
 	sleep 0.1
 done
-bg python3 "$top/scripts/demo-scene.py" clients "$work" 10.0.0.1 10.0.0.2 10.0.0.3 -- "${paths[@]}"
+bg "$build/bin/demo-scene" clients "$work" 10.0.0.1 10.0.0.2 10.0.0.3 -- "${paths[@]}"
 for _ in $(seq 1 600); do
 	[ -e "$work/ready" ] && break
 	kill -0 "${pids[-1]}" 2>/dev/null || { echo "Error: the demo's clients did not start" >&2; exit 1; }

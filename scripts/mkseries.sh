@@ -146,16 +146,24 @@ base="$(cat "$tree/.git/netns-iter-source" 2>/dev/null || echo "the pristine tre
 cover=$(ls "$out"/0000-cover-letter.patch)
 subject=$(head -n1 "$sdir/cover-letter.txt")
 BENCH=$bench CHECKPATCH=$checks BASE=$base SUBJECT=$subject \
-BODY=$(tail -n +3 "$sdir/cover-letter.txt") python3 - "$cover" <<'EOF'
-import os, sys
-path = sys.argv[1]
-body = os.environ['BODY']
-for key in ('BENCH', 'CHECKPATCH', 'BASE'):
-    body = body.replace('@%s@' % key, os.environ[key])
-text = open(path).read()
-text = text.replace('*** SUBJECT HERE ***', os.environ['SUBJECT'])
-text = text.replace('*** BLURB HERE ***', body)
-open(path, 'w').write(text)
-EOF
+BODY=$(tail -n +3 "$sdir/cover-letter.txt") awk '
+	# put(S, KEY, VALUE): S with every KEY replaced by VALUE.
+	function put(s, key, value,    p, out) {
+		out = ""
+		while ((p = index(s, key))) {
+			out = out substr(s, 1, p - 1) value
+			s = substr(s, p + length(key))
+		}
+		return out s
+	}
+	BEGIN {
+		body = ENVIRON["BODY"]
+		body = put(body, "@BENCH@", ENVIRON["BENCH"])
+		body = put(body, "@CHECKPATCH@", ENVIRON["CHECKPATCH"])
+		body = put(body, "@BASE@", ENVIRON["BASE"])
+	}
+	$0 == "*** BLURB HERE ***" { print body; next }
+	{ print put($0, "*** SUBJECT HERE ***", ENVIRON["SUBJECT"]) }' "$cover" > "$work/cover"
+mv "$work/cover" "$cover"
 echo "Series: $n patches and a cover letter in $out"
 awk -F'\t' '{ printf "  %d/%d checkpatch --strict: %s\n", $1, n, $2 }' n="$n" "$report"

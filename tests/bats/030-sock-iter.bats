@@ -22,6 +22,8 @@ teardown_file() {
 	for i in $(ip netns list | sed -n 's/^\(churn-[0-9]*\).*/\1/p'); do
 		ip netns del "$i"
 	done
+	ip netns del nsk-dies 2>/dev/null
+	rm -f "$PIN-netns-gone" "$PIN-dies" "$PIN-pin-bad"
 	return 0
 }
 
@@ -110,6 +112,24 @@ dump_cookies() {
 			for (i = 1; i <= n; i++) { split(l[i], f, " "); name[f[1]] = f[2] } }
 		/^error / { print; next }
 		/^[0-9]+ [0-9]+ / && ($1 in name) { print name[$1], $2 }' | sort
+}
+
+@test "iter/tcp and iter/udp without the argument still walk only the opener's netns" {
+	local before got
+	before=$(ip netns exec nsk-7 ss -tuanH | awk '$2 != "TIME-WAIT"' | wc -l)
+	[ "$before" -gt 0 ] || fail "no sockets in nsk-7"
+	run ip netns exec nsk-7 "$ITERLINK" tcp --dump
+	assert_success
+	got=$(grep -cE '^[0-9]+ [0-9]+ ' <<< "$output")
+	run ip netns exec nsk-7 "$ITERLINK" udp --dump
+	assert_success
+	got=$((got + $(grep -cE '^[0-9]+ [0-9]+ ' <<< "$output")))
+	# The walk sees nsk-7's sockets and no other namespace's: every dumped
+	# line is nsk-7's, and their count is what ss shows, TIME_WAIT aside.
+	run ip netns exec nsk-7 "$ITERLINK" tcp --dump
+	[ "$(awk '/^[0-9]+ [0-9]+ / { print $1 }' <<< "$output" | sort -u)" = "$(netns_cookie nsk-7)" ] ||
+		fail "a socket of another namespace: $output"
+	[ "$got" -ge "$before" ] || fail "walked $got sockets, ss shows $before"
 }
 
 @test "read one byte at a time, every mode dumps exactly what ss sees, each once" {
@@ -207,6 +227,18 @@ reap_and_check() {
 	assert_output --partial "can't open netns /nonexistent"
 }
 
+@test "bpftool: netns only for tcp and udp, and refused where the kernel ignores it" {
+	rm -f "$PIN-pin-bad"
+	run "$BPFTOOL" iter pin "$OBJ/netns_dump.bpf.o" "$PIN-pin-bad" netns /run/netns/nsk-6
+	assert_failure
+	assert_output --partial "netns is for the tcp and udp iterators, not iter/netns"
+	run env LD_PRELOAD="$BUILD/bin/old-kernel-link-info.so" \
+		"$BPFTOOL" iter pin "$OBJ/reap.bpf.o" "$PIN-pin-bad" netns /run/netns/nsk-6
+	assert_failure
+	assert_output --partial "the kernel ignored the netns argument"
+	[ ! -e "$PIN-pin-bad" ]
+}
+
 @test "bpftool: link show prints the netns of a socket iterator link" {
 	local cookie
 	cookie=$(netns_cookie nsk-6)
@@ -228,7 +260,7 @@ reap_and_check() {
 	assert_output "error attach EINVAL"
 }
 
-@test "a stale cookie, and a namespace that died under a link: ENOENT" {
+@test "a stale cookie: ENOENT" {
 	local cookie
 	ip netns add nsk-gone
 	cookie=$(netns_cookie nsk-gone)
@@ -241,12 +273,24 @@ reap_and_check() {
 	assert_output "error attach ENOENT"
 }
 
-@test "iter/tcp without the argument still walks only the opener's netns" {
-	run ip netns exec nsk-7 "$ITERLINK" tcp
+@test "a namespace that dies under a pinned link: ENOENT, the link does not keep it" {
+	local inum
+	ip netns add nsk-dies
+	inum=$(stat -L -c %i /run/netns/nsk-dies)
+	rm -f "$PIN-dies"
+	"$BPFTOOL" iter pin "$OBJ/reap.bpf.o" "$PIN-dies" netns /run/netns/nsk-dies
+	run cat "$PIN-dies"
 	assert_success
-	want=$(ip netns exec nsk-7 ss -tanH | wc -l)
-	assert_line "read ok sockets=$want"
+	ip netns del nsk-dies
+	# The link holds a passive reference only: the namespace goes, and the
+	# netns walk stops showing it, while the link still exists.
+	wait_until 30 netns_gone "$inum"
+	run cat "$PIN-dies"
+	rm -f "$PIN-dies"
+	assert_failure
+	assert_output --partial "No such file or directory"
 }
+
 
 @test "churn: the chained walk destroys while namespaces and sockets come and go" {
 	local churn end n=0

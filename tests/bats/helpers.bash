@@ -32,10 +32,29 @@ visible_netns_inodes() {
 
 REAP=$BUILD/bin/netns-reap
 ITERLINK=$BUILD/bin/iterlink
+SOCKWORLD=$BUILD/bin/sockworld
 
 # netns_cookie NAME: the cookie of /run/netns/NAME, as netns-reap reports it.
 netns_cookie() {
 	"$REAP" -j netns | jq -r --arg p "/run/netns/$1" '.netns[] | select(.names[0] == $p) | .cookie'
+}
+
+# wait_until SECS CMD...: poll CMD every 0.1 s; fail the test after SECS.
+wait_until() {
+	local end=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ $SECONDS -lt $end ] || { fail "timed out waiting for: $*"; return 1; }
+		sleep 0.1
+	done
+}
+
+# netns_gone INUM: the kernel's own netns walk no longer shows INUM.
+netns_gone() {
+	local pin=$PIN-netns-gone
+	[ -e "$pin" ] || "$BPFTOOL" iter pin "$OBJ/netns_dump.bpf.o" "$pin" >/dev/null ||
+		return 1
+	! grep -q " inum=$1 " "$pin"
 }
 
 # netns_cookie_of_self: the cookie of the caller's network namespace.
@@ -54,14 +73,7 @@ ss_peers() {
 
 # make_time_wait NETNS: a fresh TIME_WAIT socket in NETNS, for 60 s.
 make_time_wait() {
-	ip netns exec "$1" python3 -c '
-import socket, time
-l = socket.create_server(("127.0.0.1", 0))
-c = socket.create_connection(l.getsockname())
-p, _ = l.accept()
-c.close()
-time.sleep(0.05)
-p.close()'
+	"$SOCKWORLD" --time-wait "$1"
 }
 
 # same_sockets WHAT BEFORE GOT AFTER: GOT, a sorted list of sockets, has
@@ -94,13 +106,13 @@ make_netns() {
 		net.ipv4.udp_child_hash_entries=0
 }
 
-# world_start DIR NETNS...: sockworld.py holds sockets in those namespaces.
+# world_start DIR NETNS...: sockworld holds sockets in those namespaces.
 world_start() {
 	local dir=$1
 	shift
 	rm -rf "$dir"
 	mkdir -p "$dir"
-	python3 "$TOP/tests/bats/sockworld.py" "$dir" "$@" 3>&- &
+	"$SOCKWORLD" "$dir" "$@" 3>&- &
 	echo $! > "$dir/pid"
 	for _ in $(seq 1 600); do
 		[ -e "$dir/ready" ] && return 0

@@ -27,10 +27,3 @@ teardown() {
 	assert_output --partial "CONFIG_C=y"
 	assert_output --partial "has 'CONFIG_C=m'"
 }
-
-@test "the fragments all made it into the built kernel's .config" {
-	[ -f "$BUILD/kbuild/.config" ] || fail "kernel not configured: run make config"
-	run "$TOP/scripts/check-config.sh" "$BUILD/kbuild/.config" "$TOP/Kconfig.fragment" \
-		"$TOP/tests/vm/vm.config" "$TOP/tests/vm/debug.config"
-	assert_success
-}
