@@ -14,15 +14,29 @@ setup_file() {
 		ip netns exec "nrh-$i" socat TCP-LISTEN:8080,bind=127.0.0.1,fork,reuseaddr SYSTEM:'sleep 600' 3>&- &
 		ip netns exec "nrh-$i" socat TCP-LISTEN:9090,bind=127.0.0.1,fork,reuseaddr SYSTEM:'sleep 600' 3>&- &
 	done
-	sleep 0.5
+	for i in 1 2 3; do
+		wait_until 10 listening "nrh-$i" 8080
+		wait_until 10 listening "nrh-$i" 9090
+	done
 	for i in 1 2 3; do
 		ip netns exec "nrh-$i" socat -u TCP:127.0.0.1:8080 SYSTEM:'sleep 600' \
 			2>"$BATS_FILE_TMPDIR/log/x-$i" 3>&- &
 		ip netns exec "nrh-$i" socat -u TCP:127.0.0.1:9090 SYSTEM:'sleep 600' \
 			2>"$BATS_FILE_TMPDIR/log/y-$i" 3>&- &
 	done
-	sleep 0.5
+	for i in 1 2 3; do
+		wait_until 10 connected "nrh-$i" 8080
+		wait_until 10 connected "nrh-$i" 9090
+	done
 }
+
+# listening NETNS PORT, connected NETNS PORT: ss shows the listener, or an
+# established client of it.
+listening() { ip netns exec "$1" ss -tlnH "sport = :$2" | grep -q .; }
+connected() { ip netns exec "$1" ss -tnH state established "dport = :$2" | grep -q .; }
+
+# aborted I: the client of 8080 in nrh-I has printed its error.
+aborted() { grep -q 'Software caused connection abort' "$BATS_FILE_TMPDIR/log/x-$1"; }
 
 teardown_file() {
 	local i
@@ -60,9 +74,8 @@ teardown_file() {
 	run "$REAP" -j kill dst 127.0.0.1:8080
 	assert_success
 	[ "$(jq '[.sockets[] | select(.netns_name != null) | select(.netns_name | test("nrh-")) | select(.action == "destroyed")] | length' <<< "$output")" -eq 3 ]
-	sleep 0.5
 	for i in 1 2 3; do
-		grep -q 'Software caused connection abort' "$BATS_FILE_TMPDIR/log/x-$i" ||
+		wait_until 10 aborted "$i" ||
 			fail "client of 8080 in nrh-$i: $(cat "$BATS_FILE_TMPDIR/log/x-$i")"
 		[ ! -s "$BATS_FILE_TMPDIR/log/y-$i" ] || fail "client of 9090 in nrh-$i hurt"
 		ip netns exec "nrh-$i" ss -tnH state established dport = :9090 | grep -q . ||
