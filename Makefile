@@ -156,8 +156,15 @@ $(BIN)/old-kernel-link-info.so: $(TOP)/tests/old-kernel-link-info.c
 	@echo "  CC      $(notdir $@)"
 	@$(CC) $(USER_CFLAGS) -fPIC -shared $< -o $@ -ldl
 
+# Stops a command at the Nth open() of a path until the test lets it go.
+$(BIN)/pause-at-open.so: $(TOP)/tests/pause-at-open.c
+	@mkdir -p $(BIN)
+	@echo "  CC      $(notdir $@)"
+	@$(CC) $(USER_CFLAGS) -fPIC -shared $< -o $@ -ldl
+
 progs: $(BPF_OBJS) $(BPF_SKELS) $(BIN)/netns-reap $(BIN)/iterlink $(BIN)/netns-bench \
-       $(BIN)/old-kernel-link-info.so $(BIN)/sockworld $(BIN)/demo-scene
+       $(BIN)/old-kernel-link-info.so $(BIN)/pause-at-open.so $(BIN)/sockworld \
+       $(BIN)/demo-scene
 
 # Environment the tests and the guest see.
 export NETNS_ITER_TOP := $(TOP)

@@ -9,10 +9,13 @@
  *                        its sockets
  *
  * Every socket handed in is counted; one that matches the filter the tool
- * wrote into .rodata and the dsts map leaves a record in the recs map,
- * keyed by socket cookie, and with kill set is destroyed with
- * bpf_sock_destroy(), or bpf_iter_netns_sock_abort() in the chained walk,
- * under the lock the iterator holds.
+ * wrote into .rodata and the dsts map takes the next slot of the recs
+ * array, in walk order, and with kill set is then destroyed with
+ * bpf_sock_destroy() (iter/tcp and iter/udp hold its lock) or
+ * bpf_iter_netns_sock_abort() (which takes it).  A socket is destroyed only
+ * once its record is stored: when the array is full, a match is counted in
+ * left_alone and not touched.  The tool reads the array through mmap(), so
+ * collecting the records costs no syscall per socket.
  *
  * Nothing is written to the seq_file unless cfg_dump is set (tests, and
  * reading the iterator by hand): then every socket handed in is printed,
@@ -61,9 +64,10 @@ struct {
 } srcs SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, REAP_DEFAULT_MAX_SOCKS);
-	__type(key, __u64);
+	__type(key, __u32);
 	__type(value, struct reap_rec);
 } recs SEC(".maps");
 
@@ -158,7 +162,7 @@ static __always_inline int reap_one(struct seq_file *seq,
 				    struct sock_common *skc, __u8 proto,
 				    struct bpf_iter_netns_sock *it)
 {
-	struct reap_rec rec = {};
+	struct reap_rec rec = {}, *slot;
 	__u64 netns = skc->skc_net.net->net_cookie;
 	__u8 state = skc->skc_state;
 	__u32 states = cfg_states ?: REAP_CONNECTED_STATES;
@@ -199,21 +203,26 @@ static __always_inline int reap_one(struct seq_file *seq,
 	if (cfg_n_src && !addr_match(&srcs, cfg_n_src, rec.saddr, rec.sport))
 		return 0;
 
+	counts.matched++;
+	slot = bpf_map_lookup_elem(&recs, &counts.stored);
+	if (!slot) {
+		counts.left_alone++;
+		return 0;
+	}
 	rec.netns_cookie = netns;
 	rec.proto = proto;
 	rec.state = state;
-	rec.order = counts.matched++;
+	*slot = rec;
+	counts.stored++;
 	if (cfg_kill) {
-		rec.err = it ? bpf_iter_netns_sock_abort(it) :
-			       bpf_sock_destroy(skc);
-		rec.action = rec.err ? REAP_ACT_FAILED : REAP_ACT_DESTROYED;
-		if (rec.err)
+		slot->err = it ? bpf_iter_netns_sock_abort(it) :
+				 bpf_sock_destroy(skc);
+		slot->action = slot->err ? REAP_ACT_FAILED : REAP_ACT_DESTROYED;
+		if (slot->err)
 			counts.failed++;
 		else
 			counts.destroyed++;
 	}
-	if (bpf_map_update_elem(&recs, &rec.sock_cookie, &rec, BPF_ANY))
-		counts.dropped++;
 	return 0;
 }
 

@@ -26,7 +26,7 @@ enum reap_action {
 	REAP_ACT_FAILED		= 2,	/* it returned an error, in err */
 };
 
-/* Value of the records map, keyed by socket cookie. */
+/* One slot of the records array, filled in walk order. */
 struct reap_rec {
 	__u64	netns_cookie;
 	__u64	sock_cookie;
@@ -39,7 +39,7 @@ struct reap_rec {
 	__u8	state;		/* TCP_* (UDP uses ESTABLISHED and CLOSE) */
 	__u8	action;		/* enum reap_action */
 	__s32	err;
-	__u32	order;		/* position in the walk */
+	__u32	pad2;
 };
 
 /* Totals, a global of the programs. */
@@ -47,9 +47,11 @@ struct reap_counts {
 	__u64	netns;		/* namespaces walked (chained mode) */
 	__u64	seen;		/* sockets handed to the program */
 	__u64	matched;
+	__u32	stored;		/* records in the array, its next free slot */
+	__u32	pad;
+	__u64	left_alone;	/* matched when the array was full: untouched */
 	__u64	destroyed;
 	__u64	failed;
-	__u64	dropped;	/* matched, but the records map was full */
 	__u64	truncated;	/* chained: walks a bucket batch cut short */
 	__s64	walk_err;	/* chained: the error that cut the last one */
 };

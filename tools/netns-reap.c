@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -68,11 +69,15 @@ static const char *const tcp_states[] = {
 	[10] = "listening", [11] = "closing", [12] = "new-syn-recv",
 };
 
+/*
+ * A namespace found at start.  No fd is kept open: that would keep every
+ * namespace alive for the whole walk.  Each is reopened by its path when
+ * its turn comes, and one that is gone by then is counted as vanished.
+ */
 struct netns {
 	dev_t dev;
 	ino_t ino;
 	__u64 cookie;
-	int fd;
 	char *names;		/* space-separated bind mounts, or NULL */
 	char *path;		/* a path that opened it */
 };
@@ -88,6 +93,7 @@ struct opts {
 	struct reap_addr_filter dst[REAP_MAX_DST], src[REAP_MAX_DST];
 	unsigned int n_dst, n_src;
 	const char *netns_sel;	/* NULL or "all": every namespace */
+	const char *netns_path;	/* netns_sel, when it is a path */
 	__u64 netns_cookie;	/* resolved from netns_sel */
 	const char *netns_dirs[16];
 	unsigned int n_netns_dirs;
@@ -267,10 +273,6 @@ static int parse_filters(int argc, char **argv)
 	for (i = 0; i < argc; i++) {
 		const char *w = argv[i], *arg = i + 1 < argc ? argv[i + 1] : NULL;
 
-		if (!strcmp(w, "--dry-run")) {
-			o.dry_run = true;
-			continue;
-		}
 		if (!strcmp(w, "dst") || !strcmp(w, "src") ||
 		    !strcmp(w, "dport") || !strcmp(w, "sport") ||
 		    !strcmp(w, "proto") || !strcmp(w, "state") ||
@@ -287,14 +289,14 @@ static int parse_filters(int argc, char **argv)
 		}
 		if (!strcmp(w, "dst")) {
 			if (o.n_dst == REAP_MAX_DST) {
-				p_err("at most %d dst filters", REAP_MAX_DST);
+				p_err("at most %d dst words: cover more backends with a prefix, dst ADDR/PLEN", REAP_MAX_DST);
 				return -1;
 			}
 			if (parse_addr(w, arg, &o.dst[o.n_dst++]))
 				return -1;
 		} else if (!strcmp(w, "src")) {
 			if (o.n_src == REAP_MAX_DST) {
-				p_err("at most %d src filters", REAP_MAX_DST);
+				p_err("at most %d src words: cover more addresses with a prefix, src ADDR/PLEN", REAP_MAX_DST);
 				return -1;
 			}
 			if (parse_addr(w, arg, &o.src[o.n_src++]))
@@ -327,6 +329,35 @@ static int parse_filters(int argc, char **argv)
 
 /* ---- namespaces ------------------------------------------------------ */
 
+/* Back to the tool's own namespace; never go on in a foreign one. */
+static void go_home(void)
+{
+	if (!setns(self_netns_fd, CLONE_NEWNET))
+		return;
+	fprintf(stderr, "Error: cannot return to the original network namespace: %s\n",
+		strerror(errno));
+	exit(EXIT_ERROR);
+}
+
+/* The cookie of the namespace behind @fd, without staying in it. */
+static int netns_cookie_of(int fd, __u64 *cookie)
+{
+	socklen_t len = sizeof(*cookie);
+	int err = 0, s;
+
+	if (!ioctl(fd, NS_GET_ID, cookie))
+		return 0;
+	if (setns(fd, CLONE_NEWNET))
+		return -errno;
+	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0 || getsockopt(s, SOL_SOCKET, SO_NETNS_COOKIE, cookie, &len))
+		err = -errno;
+	if (s >= 0)
+		close(s);
+	go_home();
+	return err;
+}
+
 static struct netns *netns_add(const char *path, const char *name)
 {
 	struct netns *ns;
@@ -356,12 +387,13 @@ static struct netns *netns_add(const char *path, const char *name)
 		memset(ns, 0, sizeof(*ns));
 		ns->dev = st.st_dev;
 		ns->ino = st.st_ino;
-		ns->fd = fd;
 		ns->path = strdup(path);
+		if (netns_cookie_of(fd, &ns->cookie))
+			ns->cookie = 0;
 	} else {
 		ns = &nss[i];
-		close(fd);
 	}
+	close(fd);
 	if (name) {
 		size_t len = (ns->names ? strlen(ns->names) + 1 : 0) + strlen(name) + 1;
 		char *names = malloc(len);
@@ -398,35 +430,6 @@ static void scan_dir(const char *dir, bool named)
 	closedir(d);
 }
 
-/* Back to the tool's own namespace; never go on in a foreign one. */
-static void go_home(void)
-{
-	if (!setns(self_netns_fd, CLONE_NEWNET))
-		return;
-	fprintf(stderr, "Error: cannot return to the original network namespace: %s\n",
-		strerror(errno));
-	exit(EXIT_ERROR);
-}
-
-/* The cookie of the namespace behind @fd, without staying in it. */
-static int netns_cookie_of(int fd, __u64 *cookie)
-{
-	socklen_t len = sizeof(*cookie);
-	int err = 0, s;
-
-	if (!ioctl(fd, NS_GET_ID, cookie))
-		return 0;
-	if (setns(fd, CLONE_NEWNET))
-		return -errno;
-	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (s < 0 || getsockopt(s, SOL_SOCKET, SO_NETNS_COOKIE, cookie, &len))
-		err = -errno;
-	if (s >= 0)
-		close(s);
-	go_home();
-	return err;
-}
-
 static int cmp_netns(const void *a, const void *b)
 {
 	const struct netns *x = a, *y = b;
@@ -438,19 +441,37 @@ static int cmp_netns(const void *a, const void *b)
 static int enumerate_netns(void)
 {
 	unsigned int i;
-	size_t j;
 
 	netns_add("/proc/self/ns/net", NULL);
 	scan_dir("/run/netns", true);
 	for (i = 0; i < o.n_netns_dirs; i++)
 		scan_dir(o.netns_dirs[i], true);
+	if (o.netns_path)
+		netns_add(o.netns_path, NULL);
 	scan_dir("/proc", false);
-	for (j = 0; j < n_nss; j++) {
-		if (netns_cookie_of(nss[j].fd, &nss[j].cookie))
-			nss[j].cookie = 0;
-	}
 	qsort(nss, n_nss, sizeof(*nss), cmp_netns);
 	return 0;
+}
+
+/*
+ * @ns again, by the path that found it, or -1 if that path no longer leads
+ * to it: the namespace was deleted, or its last process left it.
+ */
+static int netns_open(const struct netns *ns)
+{
+	struct stat st;
+	__u64 cookie;
+	int fd;
+
+	fd = open(ns->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || st.st_dev != ns->dev || st.st_ino != ns->ino ||
+	    netns_cookie_of(fd, &cookie) || cookie != ns->cookie) {
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 static const char *netns_name(__u64 cookie)
@@ -492,7 +513,24 @@ static int resolve_netns_sel(void)
 		      strerror(-err));
 		return -1;
 	}
+	o.netns_path = o.netns_sel;
 	return 0;
+}
+
+/* After enumerate_netns(): a cookie must name a namespace found. */
+static int check_netns_sel(void)
+{
+	size_t i;
+
+	if (!o.netns_cookie)
+		return 0;
+	for (i = 0; i < n_nss; i++) {
+		if (nss[i].cookie == o.netns_cookie)
+			return 0;
+	}
+	p_err("no network namespace with cookie %llu was found (in /run/netns, the --netns-dir directories or a process); 'netns-reap netns' lists the cookies",
+	      (unsigned long long)o.netns_cookie);
+	return -1;
 }
 
 /* ---- kernel features ------------------------------------------------- */
@@ -601,7 +639,28 @@ struct walk {
 	unsigned int netns_vanished;
 	double start;
 	bool progress;
+	char err[512];		/* -j: what is wrong with the results printed */
 };
+
+/*
+ * An error that comes with results: on stderr, or with -j as the "error"
+ * of the one document printed (the first such error).
+ */
+static void __attribute__((format(printf, 2, 3)))
+w_err(struct walk *w, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (!o.json) {
+		fputs("Error: ", stderr);
+		vfprintf(stderr, fmt, ap);
+		fputc('\n', stderr);
+	} else if (!w->err[0]) {
+		vsnprintf(w->err, sizeof(w->err), fmt, ap);
+	}
+	va_end(ap);
+}
 
 /* Read an iterator to its end; -EAGAIN (MAX_ITER_OBJECTS) just continues. */
 static int drain_iter(struct bpf_link *link)
@@ -701,13 +760,19 @@ static int walk_setns(struct walk *w)
 		}
 	}
 	for (i = 0; i < n_nss; i++) {
+		int fd;
+
 		if (!wanted(&nss[i]))
 			continue;
 		progress(w, i);
-		if (setns(nss[i].fd, CLONE_NEWNET)) {
+		fd = netns_open(&nss[i]);
+		if (fd < 0 || setns(fd, CLONE_NEWNET)) {
+			if (fd >= 0)
+				close(fd);
 			w->netns_vanished++;
 			continue;
 		}
+		close(fd);
 		for (p = 0; p < 2 && !err; p++) {
 			if (links[p])
 				err = drain_iter(links[p]);
@@ -734,16 +799,22 @@ static int walk_netns_arg(struct walk *w)
 
 	for (i = 0; i < n_nss && !err; i++) {
 		bool vanished = false;
+		int fd;
 
 		if (!wanted(&nss[i]))
 			continue;
 		progress(w, i);
+		fd = netns_open(&nss[i]);
+		if (fd < 0) {
+			w->netns_vanished++;
+			continue;
+		}
 		for (p = 0; p < 2 && !err && !vanished; p++) {
 			struct bpf_link *link;
 
 			if (!(o.protos & (1U << p)))
 				continue;
-			link = attach_sock_iter(w->skel, 1U << p, nss[i].fd,
+			link = attach_sock_iter(w->skel, 1U << p, fd,
 						nss[i].cookie, 0);
 			if (!link) {
 				err = -errno;
@@ -770,6 +841,7 @@ static int walk_netns_arg(struct walk *w)
 				      strerror(-err));
 			}
 		}
+		close(fd);
 		if (vanished)
 			w->netns_vanished++;
 		else if (!err)
@@ -795,7 +867,7 @@ static int walk_chained(struct walk *w)
 		p_err("reading the iter/netns walk: %s", strerror(-err));
 	w->netns_walked = w->skel->bss->counts.netns;
 	if (!err && w->skel->bss->counts.truncated)
-		p_err("%llu socket walks ended early (%s): not every socket of their namespaces was seen, so the results are incomplete",
+		w_err(w, "%llu socket walks ended early (%s): not every socket of their namespaces was seen, so the results are incomplete",
 		      (unsigned long long)w->skel->bss->counts.truncated,
 		      strerror(-(int)w->skel->bss->counts.walk_err));
 	return err;
@@ -831,13 +903,6 @@ static int walk_global(struct walk *w)
 
 /* ---- results --------------------------------------------------------- */
 
-static int cmp_rec(const void *a, const void *b)
-{
-	const struct reap_rec *x = a, *y = b;
-
-	return x->order < y->order ? -1 : x->order > y->order;
-}
-
 static void fmt_addr(char *buf, size_t len, const __u8 *a, __u16 port)
 {
 	static const __u8 mapped[12] = { [10] = 0xff, [11] = 0xff };
@@ -867,34 +932,24 @@ static const char *action_name(const struct reap_rec *r, bool kill)
 	return kill ? "would-destroy" : "-";
 }
 
-static struct reap_rec *collect(struct reap_bpf *skel, size_t *n)
+/*
+ * The records array, mapped: the walk filled its first counts.stored slots
+ * in walk order, so reading them costs no syscall per socket.
+ */
+static const struct reap_rec *collect(struct reap_bpf *skel, size_t *n,
+				      size_t *maplen)
 {
-	int fd = bpf_map__fd(skel->maps.recs);
-	struct reap_rec *recs = NULL, *r;
-	__u64 key, next;
-	void *prev = NULL;
-	size_t cap = 0;
+	void *recs;
 
-	*n = 0;
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 256;
-			r = realloc(recs, cap * sizeof(*recs));
-			if (!r)
-				break;
-			recs = r;
-		}
-		if (!bpf_map_lookup_elem(fd, &next, &recs[*n]))
-			(*n)++;
-		key = next;
-		prev = &key;
-	}
-	qsort(recs, *n, sizeof(*recs), cmp_rec);
-	return recs;
+	*n = skel->bss->counts.stored;
+	*maplen = bpf_map__max_entries(skel->maps.recs) * sizeof(struct reap_rec);
+	recs = mmap(NULL, *maplen, PROT_READ, MAP_SHARED,
+		    bpf_map__fd(skel->maps.recs), 0);
+	return recs == MAP_FAILED ? NULL : recs;
 }
 
 static void print_results(struct walk *w, enum mode m, bool kill,
-			  struct reap_rec *recs, size_t n, double elapsed)
+			  const struct reap_rec *recs, size_t n, double elapsed)
 {
 	const struct reap_counts *c = &w->skel->bss->counts;
 	char local[64], remote[64];
@@ -929,11 +984,17 @@ static void print_results(struct walk *w, enum mode m, bool kill,
 				fputs("null", stdout);
 			fputc('}', stdout);
 		}
-		printf("%s], \"summary\": {\"netns_walked\": %u, \"netns_vanished\": %u, \"sockets_seen\": %llu, \"matched\": %llu, \"destroyed\": %llu, \"failed\": %llu, \"elapsed_ms\": %.3f}}\n",
+		printf("%s], \"summary\": {\"netns_walked\": %u, \"netns_vanished\": %u, \"sockets_seen\": %llu, \"matched\": %llu, \"left_alone\": %llu, \"destroyed\": %llu, \"failed\": %llu, \"elapsed_ms\": %.3f}, \"error\": ",
 		       n ? "\n" : "", w->netns_walked, w->netns_vanished,
 		       (unsigned long long)c->seen, (unsigned long long)c->matched,
+		       (unsigned long long)c->left_alone,
 		       (unsigned long long)c->destroyed,
 		       (unsigned long long)c->failed, elapsed * 1000);
+		if (w->err[0])
+			json_str(stdout, w->err);
+		else
+			fputs("null", stdout);
+		fputs("}\n", stdout);
 		return;
 	}
 	for (i = 0; i < n; i++) {
@@ -970,12 +1031,13 @@ static void print_results(struct walk *w, enum mode m, bool kill,
 static int cmd_sockets(bool kill)
 {
 	struct walk w = { .progress = isatty(2) };
-	struct reap_rec *recs = NULL;
+	const struct reap_rec *recs = NULL;
+	const struct reap_counts *c;
+	size_t n = 0, maplen = 0;
 	struct features f;
 	const char *why;
 	enum mode m = o.mode;
 	int err, ret = EXIT_ERROR;
-	size_t n = 0;
 	__u32 i;
 
 	probe_features(&f);
@@ -990,6 +1052,8 @@ static int cmd_sockets(bool kill)
 	if (resolve_netns_sel())
 		return EXIT_USAGE;
 	enumerate_netns();
+	if (check_netns_sel())
+		return EXIT_USAGE;
 
 	w.skel = reap_bpf__open();
 	if (!w.skel) {
@@ -1034,18 +1098,26 @@ static int cmd_sockets(bool kill)
 		fputc('\n', stderr);
 	if (err)
 		goto out;
-	if (w.skel->bss->counts.dropped) {
-		p_err("%llu matching sockets did not fit in the records map; rerun with --max-sockets %llu",
-		      (unsigned long long)w.skel->bss->counts.dropped,
-		      (unsigned long long)(o.max_socks + w.skel->bss->counts.dropped) * 2);
+	recs = collect(w.skel, &n, &maplen);
+	if (!recs) {
+		w_err(&w, "cannot map the records array: %s; %s", strerror(errno),
+		      kill && !o.dry_run ? "the sockets counted below were destroyed, but cannot be listed" :
+		      "nothing was destroyed");
+		print_results(&w, m, kill, NULL, 0, now() - w.start);
 		goto out;
 	}
-	recs = collect(w.skel, &n);
+	c = &w.skel->bss->counts;
+	if (c->left_alone)
+		w_err(&w, "%llu more matching sockets were left alone: the records array holds only --max-sockets %u; rerun with --max-sockets %llu to %s them too",
+		      (unsigned long long)c->left_alone, o.max_socks,
+		      (unsigned long long)c->matched,
+		      kill && !o.dry_run ? "destroy" : "list");
 	print_results(&w, m, kill, recs, n, now() - w.start);
-	ret = w.skel->bss->counts.truncated ? EXIT_ERROR :
-	      w.skel->bss->counts.failed ? EXIT_PARTIAL : EXIT_OK;
+	ret = c->truncated || c->left_alone ? EXIT_ERROR :
+	      c->failed ? EXIT_PARTIAL : EXIT_OK;
 out:
-	free(recs);
+	if (recs)
+		munmap((void *)recs, maplen);
 	reap_bpf__destroy(w.skel);
 	return ret;
 }
@@ -1075,7 +1147,7 @@ static int sockstat(int fd, const char *file, const char *key)
 
 static int cmd_netns(void)
 {
-	size_t i;
+	size_t i, shown = 0;
 
 	if (!have_cap(21)) {
 		p_err("missing capability: reading other namespaces needs CAP_SYS_ADMIN; run as root");
@@ -1087,14 +1159,20 @@ static int cmd_netns(void)
 	else
 		printf("%-8s %-12s %-6s %-6s %s\n", "COOKIE", "INODE", "TCP", "UDP", "NAMES");
 	for (i = 0; i < n_nss; i++) {
-		int tcp = sockstat(nss[i].fd, "sockstat", "TCP:") +
-			  sockstat(nss[i].fd, "sockstat6", "TCP6:");
-		int udp = sockstat(nss[i].fd, "sockstat", "UDP:") +
-			  sockstat(nss[i].fd, "sockstat6", "UDP6:");
+		int tcp, udp, fd = netns_open(&nss[i]);
+
+		if (fd < 0)
+			continue;	/* gone since it was found */
+		shown++;
+		tcp = sockstat(fd, "sockstat", "TCP:") +
+		      sockstat(fd, "sockstat6", "TCP6:");
+		udp = sockstat(fd, "sockstat", "UDP:") +
+		      sockstat(fd, "sockstat6", "UDP6:");
+		close(fd);
 
 		if (o.json) {
 			printf("%s\n  {\"cookie\": %llu, \"inode\": %llu, \"tcp\": %d, \"udp\": %d, \"names\": [",
-			       i ? "," : "", (unsigned long long)nss[i].cookie,
+			       shown > 1 ? "," : "", (unsigned long long)nss[i].cookie,
 			       (unsigned long long)nss[i].ino, tcp, udp);
 			if (nss[i].names) {
 				char *s = strdup(nss[i].names), *t, *save = NULL;
@@ -1117,7 +1195,7 @@ static int cmd_netns(void)
 		}
 	}
 	if (o.json)
-		printf("%s]}\n", n_nss ? "\n" : "");
+		printf("%s]}\n", shown ? "\n" : "");
 	return EXIT_OK;
 }
 
@@ -1172,6 +1250,8 @@ static void usage(FILE *f)
 	      "  --netns-dir DIR       also take the bind mounts in DIR as namespace names\n"
 	      "  --udp-unconnected     also match unconnected UDP sockets\n"
 	      "  --max-sockets N       room for N matching sockets (default 65536)\n"
+	      "  --dry-run             kill: show what would be destroyed\n"
+	      "Options may also follow the command; -- ends them.\n"
 	      "\n"
 	      "FILTER (words combine with AND; repeated dst or src words with OR):\n"
 	      "  dst ADDR[/PLEN][:PORT]  remote address; IPv6 in brackets: [fd00::1]:80\n"
@@ -1194,6 +1274,7 @@ int main(int argc, char **argv)
 		{ "netns-dir", required_argument, NULL, 'd' },
 		{ "udp-unconnected", no_argument, NULL, 'u' },
 		{ "max-sockets", required_argument, NULL, 'x' },
+		{ "dry-run", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{}
@@ -1205,7 +1286,11 @@ int main(int argc, char **argv)
 
 	libbpf_set_print(libbpf_quiet);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+jh", lopts, NULL)) != -1) {
+	/*
+	 * Options may come before or after the verb and among the filter
+	 * words (getopt moves them ahead); "--" ends them.
+	 */
+	while ((c = getopt_long(argc, argv, ":jh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			o.json = true;
@@ -1224,13 +1309,16 @@ int main(int argc, char **argv)
 			break;
 		case 'd':
 			if (o.n_netns_dirs == 16) {
-				p_err("at most 16 --netns-dir options");
+				p_err("at most 16 --netns-dir options: bind-mount the namespaces into fewer directories");
 				return EXIT_USAGE;
 			}
 			o.netns_dirs[o.n_netns_dirs++] = optarg;
 			break;
 		case 'u':
 			o.udp_unconnected = true;
+			break;
+		case 'n':
+			o.dry_run = true;
 			break;
 		case 'x':
 			o.max_socks = strtoul(optarg, &end, 10);
@@ -1246,8 +1334,16 @@ int main(int argc, char **argv)
 			printf("netns-reap %s (libbpf %s)\n", NETNS_REAP_VERSION,
 			       libbpf_version_string());
 			return EXIT_OK;
+		case ':':
+			p_err("option '%s' needs a value; run 'netns-reap help'",
+			      argv[optind - 1]);
+			return EXIT_USAGE;
 		default:
-			p_err("unknown option '%s'; run 'netns-reap help'", argv[optind - 1]);
+			if (optopt)
+				p_err("unknown option '-%c'; run 'netns-reap help'", optopt);
+			else
+				p_err("unknown option '%s'; run 'netns-reap help'",
+				      argv[optind - 1]);
 			return EXIT_USAGE;
 		}
 	}
@@ -1291,7 +1387,6 @@ int main(int argc, char **argv)
 		ret = cmd_sockets(!strcmp(verb, "kill"));
 
 	for (i = 0; i < n_nss; i++) {
-		close(nss[i].fd);
 		free(nss[i].names);
 		free(nss[i].path);
 	}

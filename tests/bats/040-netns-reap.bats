@@ -106,7 +106,7 @@ tw_to_x() {
 }
 
 @test "prefixes, ports, proto, state and netns filters combine with AND" {
-	local cookie before after
+	local cookie before after local_side
 	run matches list dst 127.0.0.0/8
 	# Clients of X, of the other backend and of the deferred listener,
 	# their peers (one a request socket), and UDP to X.
@@ -136,6 +136,19 @@ tw_to_x() {
 	cookie=$(netns_cookie nsr-2)
 	run matches --mode global list netns "$cookie" dport 8080
 	[ "$(wc -l <<< "$output")" -eq 2 ] || fail "netns cookie: $output"
+	# The server side of the clients of 127.0.0.2:8082, by local address.
+	local_side=$("$REAP" -j list src 127.0.0.2:8082 | jq -r '.sockets[] |
+		select(.netns_name // "" | test("nsr-")) | "\(.proto) \(.local)"')
+	[ "$local_side" = "$(for _ in $(seq 1 "$N"); do echo 'tcp 127.0.0.2:8082'; done)" ] ||
+		fail "src 127.0.0.2:8082: $local_side"
+	run "$REAP" list src 127.0.0.2:8083
+	assert_line --regexp ' 0 matched, '
+}
+
+@test "netns COOKIE that names no namespace: a clear error, exit 2, nothing walked" {
+	run "$REAP" list netns 999999999
+	assert_equal "$status" 2
+	assert_output "Error: no network namespace with cookie 999999999 was found (in /run/netns, the --netns-dir directories or a process); 'netns-reap netns' lists the cookies"
 }
 
 @test "UDP: unconnected sockets match only with --udp-unconnected" {
@@ -186,6 +199,24 @@ tw_to_x() {
 	assert_success
 }
 
+@test "chained mode: one program load, one link, one iterator, no setns, nothing per socket" {
+	local seen
+	run strace -f -e trace=bpf,setns,read -o "$BATS_TEST_TMPDIR/trace" \
+		"$REAP" -j --mode chained list state all
+	assert_success
+	seen=$(jq .summary.sockets_seen <<< "$output")
+	[ "$(grep -c 'BPF_PROG_LOAD.*prog_name="reap_chained"' "$BATS_TEST_TMPDIR/trace")" -eq 1 ] ||
+		fail "$(grep -c BPF_PROG_LOAD "$BATS_TEST_TMPDIR/trace") program loads"
+	[ "$(grep -c 'BPF_LINK_CREATE' "$BATS_TEST_TMPDIR/trace")" -eq 1 ] || fail "links: $(grep BPF_LINK_CREATE "$BATS_TEST_TMPDIR/trace")"
+	[ "$(grep -c 'BPF_ITER_CREATE' "$BATS_TEST_TMPDIR/trace")" -eq 1 ] || fail "iterators"
+	[ "$(grep -c 'setns(' "$BATS_TEST_TMPDIR/trace")" -eq 0 ] || fail "setns() in chained mode"
+	# Every syscall traced, reads included, is far fewer than the sockets
+	# the walk saw: nothing is done per socket from user space.
+	[ "$seen" -gt $((N * 10)) ] || fail "saw only $seen sockets"
+	[ "$(wc -l < "$BATS_TEST_TMPDIR/trace")" -lt "$((seen / 2))" ] ||
+		fail "$(wc -l < "$BATS_TEST_TMPDIR/trace") syscalls for $seen sockets"
+}
+
 @test "kill --dry-run shows exactly what kill destroys" {
 	local dir=$BATS_TEST_TMPDIR/w dry killed
 	world_stop "$BATS_FILE_TMPDIR/w"
@@ -231,6 +262,65 @@ tw_to_x() {
 	left=$(grep -E ' (tcp-other|tcp-req|udp-unconnected) ' "$dir/status" | grep -v ' alive$' || true)
 	[ -z "$left" ] || fail "hurt: $(head -n 4 <<< "$left")"
 	[ "$(grep -c ' ECONNABORTED$' "$dir/status")" -eq $((N * 6)) ]
+}
+
+@test "records array full: destroy only what is recorded, print it, count the rest, exit 1" {
+	local dir=$BATS_TEST_TMPDIR/w re='^(127\.0\.0\.1|\[::ffff:127\.0\.0\.1\]):8080$' m left=$((N * 2)) st
+	world_stop "$BATS_FILE_TMPDIR/w"
+	world_start "$dir" $NS_LIST
+	[ "$(ss_peers "$re" | wc -l)" -eq "$left" ] || fail "ss before: $(ss_peers "$re" | wc -l)"
+	for m in chained global; do
+		st=0
+		"$REAP" -j --mode "$m" kill --max-sockets 10 dst 127.0.0.1:8080 \
+			> "$BATS_TEST_TMPDIR/out" 2> "$BATS_TEST_TMPDIR/err" || st=$?
+		[ "$st" -eq 1 ] || fail "$m: exit $st: $(cat "$BATS_TEST_TMPDIR/err")"
+		[ ! -s "$BATS_TEST_TMPDIR/err" ] || fail "$m: stderr: $(cat "$BATS_TEST_TMPDIR/err")"
+		jq -e --argjson l "$left" '.error == "\($l - 10) more matching sockets were left alone: the records array holds only --max-sockets 10; rerun with --max-sockets \($l) to destroy them too" and
+			.summary.matched == $l and .summary.left_alone == $l - 10 and
+			.summary.destroyed == 10 and (.sockets | length) == 10 and
+			([.sockets[] | select(.action == "destroyed")] | length) == 10' \
+			"$BATS_TEST_TMPDIR/out" >/dev/null || fail "$m: $(jq -c .summary "$BATS_TEST_TMPDIR/out")"
+		left=$((left - 10))
+		# Exactly the ten recorded sockets are gone, and no other.
+		[ "$(ss_peers "$re" | wc -l)" -eq "$left" ] || fail "$m: ss after: $(ss_peers "$re" | wc -l), want $left"
+	done
+	# Without -j: the records on stdout, the error on stderr.
+	st=0
+	"$REAP" --mode setns kill --max-sockets 10 dst 127.0.0.1:8080 \
+		> "$BATS_TEST_TMPDIR/out" 2> "$BATS_TEST_TMPDIR/err" || st=$?
+	[ "$st" -eq 1 ] || fail "setns: exit $st"
+	grep -qx "Error: $((left - 10)) more matching sockets were left alone: the records array holds only --max-sockets 10; rerun with --max-sockets $left to destroy them too" \
+		"$BATS_TEST_TMPDIR/err" || fail "setns: stderr: $(cat "$BATS_TEST_TMPDIR/err")"
+	[ "$(grep -c ' destroyed$' "$BATS_TEST_TMPDIR/out")" -eq 10 ] || fail "setns: $(cat "$BATS_TEST_TMPDIR/out")"
+	left=$((left - 10))
+	[ "$(ss_peers "$re" | wc -l)" -eq "$left" ] || fail "setns: ss after: $(ss_peers "$re" | wc -l), want $left"
+	world_check "$dir"
+	world_stop "$dir"
+	[ "$(grep -c ' ECONNABORTED$' "$dir/status")" -eq 30 ] ||
+		fail "$(grep -c ' ECONNABORTED$' "$dir/status") sockets saw ECONNABORTED, want 30"
+}
+
+@test "a namespace deleted while the tool walks is counted as vanished, not walked" {
+	local d=$BATS_TEST_TMPDIR m pid st
+	for m in setns netns-arg; do
+		ip netns add reap-gone
+		mkfifo "$d/paused" "$d/resume"
+		# Stop the tool as it reopens nsr-1 to walk it, which comes
+		# before reap-gone (namespaces are walked by cookie).
+		PAUSE_PATH=/run/netns/nsr-1 PAUSE_NTH=2 PAUSE_DIR=$d \
+			LD_PRELOAD=$BUILD/bin/pause-at-open.so \
+			"$REAP" -j --mode "$m" list > "$d/out" 2>&1 &
+		pid=$!
+		read -r -t 120 _ <> "$d/paused" || fail "$m: the tool never reached nsr-1: $(cat "$d/out")"
+		ip netns del reap-gone
+		echo > "$d/resume"
+		st=0
+		wait "$pid" || st=$?
+		rm "$d/paused" "$d/resume"
+		[ "$st" -eq 0 ] || fail "$m: exit $st: $(cat "$d/out")"
+		jq -e '.summary.netns_vanished == 1 and .summary.netns_walked >= '"$N" "$d/out" >/dev/null ||
+			fail "$m: $(jq -c .summary "$d/out")"
+	done
 }
 
 @test "missing capability: a clear error, exit 1, nothing done" {

@@ -96,4 +96,30 @@ bad_cli() {
 	bad_cli "unknown protocol 'sctp'" list proto sctp
 	bad_cli "unknown state 'bogus'" list state bogus
 	bad_cli "bad --max-sockets" --max-sockets 0 list
+	bad_cli "bad port '70000' after 'dport': expected 1-65535" list dport 70000
+	bad_cli "option '--mode' needs a value" list --mode
+}
+
+@test "more dst, src or --netns-dir than the tool holds" {
+	local dst=() src=() dirs=() i
+	for i in $(seq 1 65); do
+		dst+=(dst "10.0.0.$i")
+		src+=(src "10.1.0.$i")
+	done
+	for i in $(seq 1 17); do dirs+=(--netns-dir /tmp); done
+	bad_cli "at most 64 dst words: cover more backends with a prefix" kill "${dst[@]}"
+	bad_cli "at most 64 src words" list "${src[@]}"
+	bad_cli "at most 16 --netns-dir options" "${dirs[@]}" list
+	# The limits themselves are accepted: the error is a later word's.
+	bad_cli "unknown filter word 'x'" list "${dst[@]:0:128}" "${src[@]:0:128}" x
+}
+
+@test "options may follow the verb and sit among the filter words; -- ends them" {
+	bad_cli "unknown mode 'fast'" list dst 10.0.0.1 --mode fast
+	bad_cli "bad port '0'" kill --dry-run dport 0 --udp-unconnected
+	run "$REAP" list dport 0 -j
+	assert_equal "$status" 2
+	jq -e '.error | contains("bad port")' <<< "$output" >/dev/null || fail "-j after the verb: $output"
+	bad_cli "unknown filter word '-j'" list -- -j
+	bad_cli "--dry-run only goes with kill" list dst 10.0.0.1 --dry-run
 }
