@@ -368,7 +368,11 @@ static struct netns *netns_add(const char *path, const char *name)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;	/* gone, or not ours to open: skip */
-	if (fstat(fd, &st)) {
+	/*
+	 * Not a network namespace: for one, the empty file that "ip netns
+	 * del" leaves for a moment between unmounting a name and removing it.
+	 */
+	if (fstat(fd, &st) || ioctl(fd, NS_GET_NSTYPE) != CLONE_NEWNET) {
 		close(fd);
 		return NULL;
 	}
@@ -389,7 +393,7 @@ static struct netns *netns_add(const char *path, const char *name)
 		ns->ino = st.st_ino;
 		ns->path = strdup(path);
 		if (netns_cookie_of(fd, &ns->cookie))
-			ns->cookie = 0;
+			ns->cookie = 0;	/* dying: netns_open() will fail */
 	} else {
 		ns = &nss[i];
 	}
