@@ -162,9 +162,15 @@ $(BIN)/pause-at-open.so: $(TOP)/tests/pause-at-open.c
 	@echo "  CC      $(notdir $@)"
 	@$(CC) $(USER_CFLAGS) -fPIC -shared $< -o $@ -ldl
 
+# Fails reads of BPF iterators with EAGAIN, as MAX_ITER_OBJECTS does.
+$(BIN)/iter-eagain.so: $(TOP)/tests/iter-eagain.c
+	@mkdir -p $(BIN)
+	@echo "  CC      $(notdir $@)"
+	@$(CC) $(USER_CFLAGS) -fPIC -shared $< -o $@ -ldl
+
 progs: $(BPF_OBJS) $(BPF_SKELS) $(BIN)/netns-reap $(BIN)/iterlink $(BIN)/netns-bench \
-       $(BIN)/old-kernel-link-info.so $(BIN)/pause-at-open.so $(BIN)/sockworld \
-       $(BIN)/demo-scene
+       $(BIN)/old-kernel-link-info.so $(BIN)/pause-at-open.so $(BIN)/iter-eagain.so \
+       $(BIN)/sockworld $(BIN)/demo-scene
 
 # Environment the tests and the guest see.
 export NETNS_ITER_TOP := $(TOP)
