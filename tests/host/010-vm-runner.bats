@@ -12,6 +12,17 @@ RUN=$TOP/tests/vm/run
 	assert_output --partial "hello from netns-iter-guest"
 }
 
+@test "the guest has no Python: the suite and the demo cannot use it" {
+	command -v python3 >/dev/null || skip "no python3 on this host to hide"
+	run "$RUN" -- sh -c 'for p in python3 python; do
+		command -v $p >/dev/null || continue
+		$p -c "print(1)" && echo "$p runs"
+	done; echo checked'
+	assert_success
+	assert_line checked
+	refute_output --partial "runs"
+}
+
 @test "vm/run -- false exits non-zero" {
 	run "$RUN" -- false
 	assert_failure
