@@ -121,22 +121,28 @@ $(OBJ)/%.bpf.o: $(TOP)/bpf/%.bpf.c $(VMLINUX_H) $(wildcard $(TOP)/bpf/*.h) $(LIB
 $(OBJ)/%.skel.h: $(OBJ)/%.bpf.o
 	@$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 
-$(BIN)/netns-reap: $(TOP)/tools/netns-reap.c $(wildcard $(TOP)/tools/*.h) $(TOP)/bpf/reap.h \
-		   $(BPF_SKELS) $(LIBBPF_A)
+# netns-reap, one file per verb; walk.c is also linked into netns-bench, so
+# the benchmark reads and attaches iterators with the tool's code.
+REAP_SRCS := $(addprefix $(TOP)/tools/,netns-reap.c sockets.c netns.c probe.c \
+	       walk.c json_writer.c)
+REAP_DEPS := $(wildcard $(TOP)/tools/*.h) $(TOP)/bpf/reap.h $(OBJ)/reap.skel.h $(LIBBPF_A)
+
+$(BIN)/netns-reap: $(REAP_SRCS) $(REAP_DEPS)
 	@mkdir -p $(BIN)
 	@echo "  CC      $(notdir $@)"
-	@$(CC) $(USER_CFLAGS) -DNETNS_REAP_VERSION='"$(VERSION)"' $< -o $@ $(USER_LDLIBS)
+	@$(CC) $(USER_CFLAGS) -I$(TOP)/tools -DNETNS_REAP_VERSION='"$(VERSION)"' \
+		$(REAP_SRCS) -o $@ $(USER_LDLIBS)
 
-# Test helper, built like netns-reap.
-$(BIN)/iterlink: $(TOP)/tests/iterlink.c $(TOP)/bpf/reap.h $(OBJ)/reap.skel.h $(LIBBPF_A)
+# Test helper: raw links and dumps, to see what the kernel itself does.
+$(BIN)/iterlink: $(TOP)/tests/iterlink.c $(REAP_DEPS)
 	@mkdir -p $(BIN)
 	@echo "  CC      $(notdir $@)"
 	@$(CC) $(USER_CFLAGS) $< -o $@ $(USER_LDLIBS)
 
-$(BIN)/netns-bench: $(TOP)/bench/netns-bench.c $(TOP)/bpf/reap.h $(OBJ)/reap.skel.h $(LIBBPF_A)
+$(BIN)/netns-bench: $(TOP)/bench/netns-bench.c $(TOP)/tools/walk.c $(REAP_DEPS)
 	@mkdir -p $(BIN)
 	@echo "  CC      $(notdir $@)"
-	@$(CC) $(USER_CFLAGS) $< -o $@ $(USER_LDLIBS)
+	@$(CC) $(USER_CFLAGS) -I$(TOP)/tools $< $(TOP)/tools/walk.c -o $@ $(USER_LDLIBS)
 
 # The demo's servers and clients, one process each.
 $(BIN)/demo-scene: $(TOP)/scripts/demo-scene.c

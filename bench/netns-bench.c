@@ -71,6 +71,7 @@
 
 #include "reap.h"
 #include "reap.skel.h"
+#include "walk.h"
 
 #define NBACKENDS	10
 #define BASE_PORT	9000
@@ -111,6 +112,7 @@ struct pod {
 static struct pod *pods;
 static int npods;
 static int self_ns = -1;
+static __u64 self_cookie;
 static unsigned long syscalls;
 
 static void die(const char *what)
@@ -330,42 +332,31 @@ static int clients_of(int proto, int nbackends)
 	return n;
 }
 
+/* The walk code netns-reap runs (tools/walk.c), its syscalls counted. */
 static void drain(int link_fd)
 {
-	char buf[4096];
-	ssize_t n;
-	int fd;
+	int err = reap_iter_drain(link_fd, &syscalls);
 
-	syscalls++;
-	fd = bpf_iter_create(link_fd);
-	if (fd < 0)
-		die("BPF_ITER_CREATE");
-	do {
-		syscalls++;
-		n = read(fd, buf, sizeof(buf));
-	} while (n > 0 || (n < 0 && errno == EAGAIN));
-	if (n < 0)
+	if (err) {
+		errno = -err;
 		die("read iterator");
-	syscalls++;
-	close(fd);
+	}
 }
 
-static struct bpf_link *attach(struct bpf_program *prog, int nsfd, __u32 flags)
+static struct bpf_link *attach(struct bpf_program *prog, int nsfd,
+			       __u64 cookie, __u32 flags)
 {
-	union bpf_iter_link_info linfo = {};
-	LIBBPF_OPTS(bpf_iter_attach_opts, o);
 	struct bpf_link *l;
+	char why[512] = "";
 
-	if (nsfd >= 0 || flags) {
-		linfo.sock.netns_fd = nsfd >= 0 ? nsfd : 0;
-		linfo.sock.flags = flags;
-		o.link_info = &linfo;
-		o.link_info_len = sizeof(linfo);
-	}
-	syscalls++;
-	l = bpf_program__attach_iter(prog, &o);
-	if (!l)
+	/* BPF_LINK_CREATE, and the read-back of a link with an argument */
+	syscalls += nsfd >= 0 || flags ? 2 : 1;
+	l = reap_sock_iter_attach(prog, nsfd, cookie, flags, why, sizeof(why));
+	if (!l) {
+		if (why[0])
+			fprintf(stderr, "netns-bench: %s\n", why);
 		die("attach iterator");
+	}
 	return l;
 }
 
@@ -503,6 +494,11 @@ static int ns_fd(int i)
 	return i < npods ? pods[i].nsfd : self_ns;
 }
 
+static __u64 ns_cookie(int i)
+{
+	return i < npods ? pods[i].cookie : self_cookie;
+}
+
 static void run_once(struct reap_bpf *skel, int proto, enum design d,
 		     int nbackends, bool kill, unsigned long *seen)
 {
@@ -513,7 +509,7 @@ static void run_once(struct reap_bpf *skel, int proto, enum design d,
 
 	switch (d) {
 	case D_SETNS:
-		l = attach(prog, -1, 0);
+		l = attach(prog, -1, 0, 0);
 		for (i = 0; i <= npods; i++) {
 			enter(ns_fd(i));
 			drain(bpf_link__fd(l));
@@ -523,19 +519,19 @@ static void run_once(struct reap_bpf *skel, int proto, enum design d,
 		break;
 	case D_NETNS_ARG:
 		for (i = 0; i <= npods; i++) {
-			l = attach(prog, ns_fd(i), 0);
+			l = attach(prog, ns_fd(i), ns_cookie(i), 0);
 			drain(bpf_link__fd(l));
 			bpf_link__destroy(l);
 		}
 		break;
 	case D_CHAINED:
 	case D_CHAINED_CONN:
-		l = attach(skel->progs.reap_chained, -1, 0);
+		l = attach(skel->progs.reap_chained, -1, 0, 0);
 		drain(bpf_link__fd(l));
 		bpf_link__destroy(l);
 		break;
 	case D_GLOBAL:
-		l = attach(prog, -1, BPF_SOCK_ITER_ALL_NETNS);
+		l = attach(prog, -1, 0, BPF_SOCK_ITER_ALL_NETNS);
 		drain(bpf_link__fd(l));
 		bpf_link__destroy(l);
 		break;
@@ -826,6 +822,8 @@ int main(int argc, char **argv)
 	if (setrlimit(RLIMIT_NOFILE, &rl))
 		die("RLIMIT_NOFILE");
 	self_ns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (self_ns < 0 || reap_netns_cookie_of(self_ns, self_ns, &self_cookie))
+		die("the cookie of this namespace");
 	mkdir(out, 0755);
 	if (empty_m > 0) {
 		run_empty(empty_m, reps, out, p_first, p_last);

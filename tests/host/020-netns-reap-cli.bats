@@ -123,3 +123,10 @@ bad_cli() {
 	bad_cli "unknown filter word '-j'" list -- -j
 	bad_cli "--dry-run only goes with kill" list dst 10.0.0.1 --dry-run
 }
+
+@test "an option with a verb it does not go with" {
+	bad_cli "--mode only goes with list and kill" netns --mode chained
+	bad_cli "--max-sockets only goes with list and kill" --max-sockets 5 probe
+	bad_cli "--netns-dir only goes with list, kill and netns" probe --netns-dir /tmp
+	bad_cli "--udp-unconnected only goes with list and kill" netns --udp-unconnected
+}
