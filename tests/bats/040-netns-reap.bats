@@ -172,6 +172,24 @@ tw_to_x() {
 	assert_output "Error: no network namespace with cookie 999999999 was found (in /run/netns, the --netns-dir directories or a process); 'netns-reap netns' lists the cookies"
 }
 
+@test "no kernel BTF: every mode refused with the reason, exit 1, nothing done" {
+	local m
+	# In a mount namespace of its own, /sys/kernel/btf/vmlinux is empty.
+	for m in auto chained global netns-arg setns; do
+		run unshare -m sh -c 'mount --bind /dev/null /sys/kernel/btf/vmlinux &&
+			exec "$0" --mode "$1" kill dst 127.0.0.1:8080' "$REAP" "$m"
+		assert_equal "$status" 1
+		assert_output --regexp "^Error: mode [a-z-]+ cannot run: no kernel BTF \(/sys/kernel/btf/vmlinux\): build the kernel with CONFIG_DEBUG_INFO_BTF=y"
+	done
+	run unshare -m sh -c 'mount --bind /dev/null /sys/kernel/btf/vmlinux && exec "$0" -j probe' "$REAP"
+	assert_success
+	jq -e '[.modes[] | select(.supported or (.reason | test("no kernel BTF") | not))] | length == 0' \
+		<<< "$output" >/dev/null || fail "probe: $output"
+	# Nothing was destroyed: every client of 127.0.0.1:8080 is still there.
+	[ "$(ss_peers '^(127\.0\.0\.1|\[::ffff:127\.0\.0\.1\]):8080$' | wc -l)" -eq $((N * 2)) ] ||
+		fail "sockets to 127.0.0.1:8080 were touched"
+}
+
 @test "UDP: unconnected sockets match only with --udp-unconnected" {
 	run matches list proto udp sport 6000
 	assert_output ""
