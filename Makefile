@@ -139,7 +139,7 @@ $(BIN)/iterlink: $(TOP)/tests/iterlink.c $(REAP_DEPS)
 	@echo "  CC      $(notdir $@)"
 	@$(CC) $(USER_CFLAGS) $< -o $@ $(USER_LDLIBS)
 
-$(BIN)/netns-bench: $(TOP)/bench/netns-bench.c $(TOP)/tools/walk.c $(REAP_DEPS)
+$(BIN)/netns-bench: $(TOP)/bench/netns-bench.c $(TOP)/bench/world.h $(TOP)/tools/walk.c $(REAP_DEPS)
 	@mkdir -p $(BIN)
 	@echo "  CC      $(notdir $@)"
 	@$(CC) $(USER_CFLAGS) -I$(TOP)/tools $< $(TOP)/tools/walk.c -o $@ $(USER_LDLIBS)
@@ -151,7 +151,7 @@ $(BIN)/demo-scene: $(TOP)/scripts/demo-scene.c
 	@$(CC) $(USER_CFLAGS) $< -o $@
 
 # Test helper: holds a world of sockets across namespaces.
-$(BIN)/sockworld: $(TOP)/tests/sockworld.c
+$(BIN)/sockworld: $(TOP)/tests/sockworld.c $(TOP)/bench/world.h
 	@mkdir -p $(BIN)
 	@echo "  CC      $(notdir $@)"
 	@$(CC) $(USER_CFLAGS) $< -o $@

@@ -69,6 +69,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "world.h"
 #include "reap.h"
 #include "reap.skel.h"
 #include "walk.h"
@@ -154,16 +155,12 @@ static void write_sysctl(const char *path, int v)
 
 static void lo_up(void)
 {
-	struct ifreq ifr = {};
-	int s = socket(AF_INET, SOCK_DGRAM, 0);
+	int err = world_lo_up();
 
-	strcpy(ifr.ifr_name, "lo");
-	if (s < 0 || ioctl(s, SIOCGIFFLAGS, &ifr))
-		die("lo");
-	ifr.ifr_flags |= IFF_UP;
-	if (ioctl(s, SIOCSIFFLAGS, &ifr))
+	if (err) {
+		errno = -err;
 		die("lo up");
-	close(s);
+	}
 }
 
 /* A @type socket connected to backend i % NBACKENDS, in the current netns. */

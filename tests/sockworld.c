@@ -42,6 +42,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../bench/world.h"
+
 #define MAX_CLIENTS 16
 
 struct client {
@@ -143,16 +145,12 @@ static void add_client(const char *netns, const char *role, int fd)
 
 static void lo_up(void)
 {
-	struct ifreq ifr = {};
-	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int err = world_lo_up();
 
-	strcpy(ifr.ifr_name, "lo");
-	if (s < 0 || ioctl(s, SIOCGIFFLAGS, &ifr))
-		die("lo");
-	ifr.ifr_flags |= IFF_UP;
-	if (ioctl(s, SIOCSIFFLAGS, &ifr))
+	if (err) {
+		errno = -err;
 		die("lo up");
-	close(s);
+	}
 }
 
 /*

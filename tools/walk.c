@@ -363,6 +363,11 @@ static int walk_global(struct reap_walk *w)
 	return err;
 }
 
+static int (*const walks[REAP_NR_MODES])(struct reap_walk *w) = {
+	[REAP_MODE_SETNS] = walk_setns, [REAP_MODE_NETNS_ARG] = walk_netns_arg,
+	[REAP_MODE_CHAINED] = walk_chained, [REAP_MODE_GLOBAL] = walk_global,
+};
+
 /* Run @mode; 0, or -errno with w->err saying what failed. */
 int reap_walk(struct reap_walk *w, enum reap_mode mode)
 {
@@ -370,20 +375,9 @@ int reap_walk(struct reap_walk *w, enum reap_mode mode)
 
 	w->err[0] = '\0';
 	w->start = reap_now();
-	switch (mode) {
-	case REAP_MODE_SETNS:
-		err = walk_setns(w);
-		break;
-	case REAP_MODE_NETNS_ARG:
-		err = walk_netns_arg(w);
-		break;
-	case REAP_MODE_CHAINED:
-		err = walk_chained(w);
-		break;
-	case REAP_MODE_GLOBAL:
-		err = walk_global(w);
-		break;
-	default:
+	if (mode < REAP_NR_MODES && walks[mode]) {
+		err = walks[mode](w);
+	} else {
 		err = -EINVAL;
 		snprintf(w->err, sizeof(w->err), "no walk for mode %d", mode);
 	}
