@@ -6,16 +6,13 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <linux/nsfs.h>
 
 #include "netns-reap.h"
 
@@ -29,14 +26,15 @@ static struct reap_netns *netns_add(const char *path, const char *name)
 	size_t i;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;	/* gone, or not ours to open: skip */
 	/*
-	 * Not a network namespace: for one, the empty file that "ip netns
-	 * del" leaves for a moment between unmounting a name and removing it.
+	 * Gone, not ours to open, or not a network namespace: for one, the
+	 * empty file that "ip netns del" leaves for a moment between
+	 * unmounting a name and removing it.
 	 */
-	if (fstat(fd, &st) || ioctl(fd, NS_GET_NSTYPE) != CLONE_NEWNET) {
+	fd = reap_netns_open_path(path);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st)) {
 		close(fd);
 		return NULL;
 	}
@@ -160,17 +158,21 @@ int resolve_netns_sel(void)
 		o.netns_cookie = c;
 		return 0;
 	}
-	fd = open(o.netns_sel, O_RDONLY | O_CLOEXEC);
+	fd = reap_netns_open_path(o.netns_sel);
+	if (fd == -EINVAL) {
+		p_err("netns '%s' is not a network namespace: give all, a netns cookie or a path such as /run/netns/NAME",
+		      o.netns_sel);
+		return -1;
+	}
 	if (fd < 0) {
 		p_err("netns '%s': %s; give all, a netns cookie or a path such as /run/netns/NAME",
-		      o.netns_sel, strerror(errno));
+		      o.netns_sel, strerror(-fd));
 		return -1;
 	}
 	err = reap_netns_cookie_of(fd, self_netns_fd, &o.netns_cookie);
 	close(fd);
 	if (err) {
-		p_err("netns '%s' is not a network namespace: %s", o.netns_sel,
-		      strerror(-err));
+		p_err("netns '%s': %s", o.netns_sel, strerror(-err));
 		return -1;
 	}
 	o.netns_path = o.netns_sel;

@@ -22,9 +22,11 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/bpf.h>
+#include <linux/magic.h>
 #include <linux/nsfs.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -81,6 +83,37 @@ int reap_netns_cookie_of(int fd, int home_fd, __u64 *cookie)
 }
 
 /*
+ * Open @path for reading if it is a network namespace file; -errno if not,
+ * -EINVAL for a file that is no network namespace.  The path is opened
+ * O_PATH and checked first, so that a FIFO, a device or any other file
+ * named by mistake is never opened for real.
+ */
+int reap_netns_open_path(const char *path)
+{
+	struct statfs sfs;
+	char proc[32];
+	int pfd, fd;
+
+	pfd = open(path, O_PATH | O_CLOEXEC);
+	if (pfd < 0)
+		return -errno;
+	if (fstatfs(pfd, &sfs) || sfs.f_type != NSFS_MAGIC) {
+		close(pfd);
+		return -EINVAL;
+	}
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
+	fd = open(proc, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		fd = -errno;
+	close(pfd);
+	if (fd >= 0 && ioctl(fd, NS_GET_NSTYPE) != CLONE_NEWNET) {
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}
+
+/*
  * @ns again, by the path that found it, or -1 if that path no longer leads
  * to it: the namespace was deleted, or its last process left it.
  */
@@ -90,7 +123,7 @@ int reap_netns_open(const struct reap_netns *ns, int home_fd)
 	__u64 cookie;
 	int fd;
 
-	fd = open(ns->path, O_RDONLY | O_CLOEXEC);
+	fd = reap_netns_open_path(ns->path);
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) || st.st_dev != ns->dev || st.st_ino != ns->ino ||

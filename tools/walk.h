@@ -62,6 +62,7 @@ struct reap_walk {
 };
 
 int reap_netns_cookie_of(int fd, int home_fd, __u64 *cookie);
+int reap_netns_open_path(const char *path);
 int reap_netns_open(const struct reap_netns *ns, int home_fd);
 
 double reap_now(void);

@@ -61,6 +61,35 @@ man_text() {
 	[[ "$stderr" == *"Usage: netns-reap"* ]]
 }
 
+@test "netns PATH that is no network namespace is refused without opening it" {
+	local fifo=$BATS_TEST_TMPDIR/fifo
+	mkfifo "$fifo"
+	# A FIFO would block an open() for reading; a device could act on it.
+	run timeout 10 "$REAP" list netns "$fifo"
+	assert_equal "$status" 2
+	assert_output --partial "Error: netns '$fifo' is not a network namespace"
+	run timeout 10 "$REAP" list netns /proc/self/ns/mnt
+	assert_equal "$status" 2
+	assert_output --partial "is not a network namespace"
+	run timeout 10 "$REAP" kill netns /dev/null
+	assert_equal "$status" 2
+	assert_output --partial "is not a network namespace"
+	bad_cli "netns '/nonexistent': No such file or directory" list netns /nonexistent
+}
+
+@test "--netns-dir skips what is no network namespace, FIFOs included" {
+	local dir=$BATS_TEST_TMPDIR/names
+	mkdir "$dir"
+	mkfifo "$dir/fifo"
+	touch "$dir/file"
+	ln -s /proc/self/ns/mnt "$dir/mnt"
+	"$REAP" netns >/dev/null 2>&1 || skip "netns-reap netns needs CAP_SYS_ADMIN here"
+	run timeout 20 "$REAP" -j --netns-dir "$dir" netns
+	assert_success
+	jq -e --arg d "$dir" '[.netns[].names[] | select(startswith($d))] == []' <<< "$output" >/dev/null ||
+		fail "named something in $dir: $output"
+}
+
 # bad_cli WANT ARGS...: exit 2 and an Error naming the problem, also as JSON.
 bad_cli() {
 	local want=$1
