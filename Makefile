@@ -133,6 +133,21 @@ $(BIN)/netns-reap: $(REAP_SRCS) $(REAP_DEPS)
 	@$(CC) $(USER_CFLAGS) -I$(TOP)/tools -DNETNS_REAP_VERSION='"$(VERSION)"' \
 		$(REAP_SRCS) -o $@ $(USER_LDLIBS)
 
+# The same tool with AddressSanitizer and UBSan, for tests/cli-fuzz.
+$(BIN)/netns-reap-asan: $(REAP_SRCS) $(REAP_DEPS)
+	@mkdir -p $(BIN)
+	@echo "  CC      $(notdir $@)"
+	@$(CC) $(USER_CFLAGS) -I$(TOP)/tools -DNETNS_REAP_VERSION='"$(VERSION)"' \
+		-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
+		$(REAP_SRCS) -o $@ $(USER_LDLIBS)
+
+# Test helper: runs a program on generated command lines (the system's
+# seccomp.h, not the tree's tools/include copy).
+$(BIN)/cli-fuzz: $(TOP)/tests/cli-fuzz.c
+	@mkdir -p $(BIN)
+	@echo "  CC      $(notdir $@)"
+	@$(CC) -O2 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE $< -o $@
+
 # Test helper: raw links and dumps, to see what the kernel itself does.
 $(BIN)/iterlink: $(TOP)/tests/iterlink.c $(REAP_DEPS)
 	@mkdir -p $(BIN)
@@ -176,7 +191,7 @@ $(BIN)/iter-eagain.so: $(TOP)/tests/iter-eagain.c
 
 progs: $(BPF_OBJS) $(BPF_SKELS) $(BIN)/netns-reap $(BIN)/iterlink $(BIN)/netns-bench \
        $(BIN)/old-kernel-link-info.so $(BIN)/pause-at-open.so $(BIN)/iter-eagain.so \
-       $(BIN)/sockworld $(BIN)/demo-scene
+       $(BIN)/sockworld $(BIN)/demo-scene $(BIN)/netns-reap-asan $(BIN)/cli-fuzz
 
 # Environment the tests and the guest see.
 export NETNS_ITER_TOP := $(TOP)

@@ -280,7 +280,9 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind >= argc) {
-		usage(stderr);
+		p_err("no command given: use list, kill, netns, probe or help");
+		if (!json_wtr)
+			usage(stderr);
 		ret = EXIT_USAGE;
 		goto out;
 	}

@@ -54,11 +54,14 @@ man_text() {
 	done
 }
 
-@test "no arguments: usage on stderr, exit 2" {
+@test "no arguments: an error and the usage on stderr, exit 2" {
 	run --separate-stderr "$REAP"
 	assert_equal "$status" 2
 	assert_equal "$output" ""
+	[ "${stderr_lines[0]}" = "Error: no command given: use list, kill, netns, probe or help" ] ||
+		fail "first line: ${stderr_lines[0]}"
 	[[ "$stderr" == *"Usage: netns-reap"* ]]
+	bad_cli "no command given" --mode chained
 }
 
 @test "netns PATH that is no network namespace is refused without opening it" {
