@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <pthread.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <test_progs.h>
 #include <time.h>
 #include "network_helpers.h"
@@ -599,6 +601,242 @@ out:
 	ns_socks_fini(&a);
 }
 
+/*
+ * A fresh skeleton with @name's program, a "?" one, loaded beside those
+ * that always load; NULL on failure.
+ */
+static struct netns_iter *load_one(const char *name)
+{
+	struct netns_iter *skel = netns_iter__open();
+	struct bpf_program *prog;
+
+	if (!ASSERT_OK_PTR(skel, "netns_iter__open"))
+		return NULL;
+	prog = bpf_object__find_program_by_name(skel->obj, name);
+	if (!ASSERT_OK_PTR(prog, name) ||
+	    !ASSERT_OK(bpf_program__set_autoload(prog, true), "set_autoload") ||
+	    !ASSERT_OK(netns_iter__load(skel), name)) {
+		netns_iter__destroy(skel);
+		return NULL;
+	}
+	return skel;
+}
+
+#define SLEEPY_PAGES NR_SOCKS
+
+/*
+ * A program that faults in a page of user memory, and sleeps on it, at
+ * every socket of a walk: the walk holds no lock or RCU section across it
+ * and ends complete.
+ */
+static void test_netns_sock_sleepy(int type)
+{
+	struct netns_iter *skel = load_one("sleepy_walk");
+	size_t len = SLEEPY_PAGES * 4096;
+	struct ns_socks a = {};
+	struct bpf_link *link;
+	char *pages = MAP_FAILED;
+	int n;
+
+	if (!skel || ns_socks_init(&a, NS_A, type))
+		goto out;
+	/* The program steps 4 KiB at a time: a page each, of any size. */
+	pages = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (!ASSERT_NEQ(pages, MAP_FAILED, "mmap"))
+		goto out;
+	skel->bss->target_netns = a.cookie;
+	skel->bss->protocol = type == SOCK_STREAM ? IPPROTO_TCP : IPPROTO_UDP;
+	skel->bss->user_ptr = (__u64)(unsigned long)pages;
+	skel->bss->user_pages = SLEEPY_PAGES;
+	link = bpf_program__attach_iter(skel->progs.sleepy_walk, NULL);
+	if (!ASSERT_OK_PTR(link, "attach_iter"))
+		goto out;
+	ASSERT_OK(madvise(pages, len, MADV_DONTNEED), "madvise");
+	n = read_recs(link);
+	check_no_dups(n);
+	check_all_seen(n, &a);
+	ASSERT_EQ(skel->bss->nr_sleeps, a.nr, "a sleep at every socket");
+	ASSERT_OK(skel->bss->sleep_err, "bpf_copy_from_user");
+	ASSERT_OK(skel->bss->walk_err, "complete walk");
+	bpf_link__destroy(link);
+out:
+	if (pages != MAP_FAILED)
+		munmap(pages, len);
+	ns_socks_fini(&a);
+	netns_iter__destroy(skel);
+}
+
+/*
+ * More output for one namespace than the seq_file buffer holds, written
+ * while a socket walk is open: the read fails with E2BIG and the walk is
+ * released; less than the buffer reads whole.
+ */
+static void test_netns_sock_flood(void)
+{
+	struct netns_iter *skel = load_one("flood_walk");
+	struct ns_socks a = {};
+	struct bpf_link *link;
+	int fd, len, total, err;
+	char buf[4096];
+
+	if (!skel || ns_socks_init(&a, NS_A, SOCK_STREAM))
+		goto out;
+	skel->bss->target_netns = a.cookie;
+	skel->bss->protocol = IPPROTO_TCP;
+	link = bpf_program__attach_iter(skel->progs.flood_walk, NULL);
+	if (!ASSERT_OK_PTR(link, "attach_iter"))
+		goto out;
+
+	/* bpf_iter's seq_file buffer is 8 pages. */
+	skel->bss->flood_chunks = 16 * getpagesize() / sizeof(buf);
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (ASSERT_OK_FD(fd, "bpf_iter_create")) {
+		while ((len = read(fd, buf, sizeof(buf))) > 0)
+			;
+		err = errno;
+		ASSERT_EQ(len, -1, "read of an overflowing namespace");
+		ASSERT_EQ(err, E2BIG, "E2BIG");
+		close(fd);
+	}
+	ASSERT_EQ(skel->bss->nr_flood_socks, a.nr, "the walk went on to its end");
+
+	skel->bss->flood_chunks = 2;
+	skel->bss->nr_flood_socks = 0;
+	total = 0;
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (ASSERT_OK_FD(fd, "bpf_iter_create")) {
+		while ((len = read(fd, buf, sizeof(buf))) > 0)
+			total += len;
+		ASSERT_OK(len, "read to the end");
+		ASSERT_EQ(total, (int)(2 * sizeof(buf)), "all of it");
+		close(fd);
+	}
+	ASSERT_EQ(skel->bss->nr_flood_socks, a.nr, "walk");
+	bpf_link__destroy(link);
+out:
+	ns_socks_fini(&a);
+	netns_iter__destroy(skel);
+}
+
+/*
+ * Walks nested 8 deep, 6^8 (1.7 million) steps for namespace a's six
+ * sockets: SIGKILL ends the read at once, and what the walks held is
+ * released.
+ */
+static void test_netns_sock_deep(void)
+{
+	struct netns_iter *skel = load_one("deep_walk");
+	struct ns_socks a = {};
+	struct bpf_link *link = NULL;
+	int fd, status, i;
+	pid_t pid, got = 0;
+	char buf[64];
+
+	if (!skel || ns_socks_init(&a, NS_A, SOCK_STREAM))
+		goto out;
+	skel->bss->target_netns = a.cookie;
+	skel->bss->protocol = IPPROTO_TCP;
+	link = bpf_program__attach_iter(skel->progs.deep_walk, NULL);
+	if (!ASSERT_OK_PTR(link, "attach_iter"))
+		goto out;
+	pid = fork();
+	if (!ASSERT_GE(pid, 0, "fork"))
+		goto out;
+	if (!pid) {
+		fd = bpf_iter_create(bpf_link__fd(link));
+		while (fd >= 0 && read(fd, buf, sizeof(buf)) > 0)
+			;
+		_exit(0);
+	}
+	/* Well into the walk, then killed: it must be gone within 10 s. */
+	for (i = 0; i < 1000 && !skel->bss->nr_deep; i++)
+		usleep(10000);
+	ASSERT_GT(skel->bss->nr_deep, 0, "the walk runs");
+	kill(pid, SIGKILL);
+	for (i = 0; i < 1000 && !got; i++) {
+		got = waitpid(pid, &status, WNOHANG);
+		if (!got)
+			usleep(10000);
+	}
+	if (ASSERT_EQ(got, pid, "killed walk ended within 10 s"))
+		ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+			    "by SIGKILL");
+	else
+		waitpid(pid, &status, 0);
+out:
+	bpf_link__destroy(link);
+	ns_socks_fini(&a);
+	netns_iter__destroy(skel);
+}
+
+#define NR_READERS 8
+#define READS_EACH 20
+
+struct reader {
+	struct bpf_link *link;
+	int want, bad;
+};
+
+/* READS_EACH whole reads of the link, each with want records. */
+static void *reader_thread(void *arg)
+{
+	struct reader *r = arg;
+	struct iter_out out;
+	int i, fd, n, len;
+
+	for (i = 0; i < READS_EACH; i++) {
+		fd = bpf_iter_create(bpf_link__fd(r->link));
+		if (fd < 0) {
+			r->bad++;
+			continue;
+		}
+		n = 0;
+		while ((len = read(fd, &out, sizeof(out))) == sizeof(out))
+			n++;
+		if (len || n != r->want)
+			r->bad++;
+		close(fd);
+	}
+	return NULL;
+}
+
+/* NR_READERS threads walk namespace a through one link at once. */
+static void test_netns_sock_readers(struct netns_iter *skel, int type)
+{
+	struct reader r[NR_READERS] = {};
+	pthread_t threads[NR_READERS];
+	struct ns_socks a = {};
+	struct bpf_link *link;
+	int i, started = 0;
+
+	if (ns_socks_init(&a, NS_A, type))
+		goto out;
+	skel->bss->target_netns = a.cookie;
+	skel->bss->protocol = type == SOCK_STREAM ? IPPROTO_TCP : IPPROTO_UDP;
+	skel->bss->skip_listen = false;
+	skel->bss->bad_flags = 0;
+	skel->bss->abort_cookie = 0;
+	link = bpf_program__attach_iter(skel->progs.dump_netns_socks, NULL);
+	if (!ASSERT_OK_PTR(link, "attach_iter"))
+		goto out;
+	for (i = 0; i < NR_READERS; i++) {
+		r[i].link = link;
+		r[i].want = a.nr;
+		if (!ASSERT_OK(pthread_create(&threads[i], NULL, reader_thread, &r[i]),
+			       "pthread_create"))
+			break;
+		started++;
+	}
+	for (i = 0; i < started; i++) {
+		pthread_join(threads[i], NULL);
+		ASSERT_EQ(r[i].bad, 0, "reads short, failed or too long");
+	}
+	bpf_link__destroy(link);
+out:
+	ns_socks_fini(&a);
+}
+
 void test_netns_iter(void)
 {
 	struct netns_iter *skel;
@@ -637,6 +875,18 @@ void test_netns_iter(void)
 		test_netns_sock_churn(skel, SOCK_STREAM);
 	if (test__start_subtest("udp_netns_sock_churn"))
 		test_netns_sock_churn(skel, SOCK_DGRAM);
+	if (test__start_subtest("tcp_netns_sock_sleepy"))
+		test_netns_sock_sleepy(SOCK_STREAM);
+	if (test__start_subtest("udp_netns_sock_sleepy"))
+		test_netns_sock_sleepy(SOCK_DGRAM);
+	if (test__start_subtest("netns_sock_flood"))
+		test_netns_sock_flood();
+	if (test__start_subtest("netns_sock_deep"))
+		test_netns_sock_deep();
+	if (test__start_subtest("tcp_netns_sock_readers"))
+		test_netns_sock_readers(skel, SOCK_STREAM);
+	if (test__start_subtest("udp_netns_sock_readers"))
+		test_netns_sock_readers(skel, SOCK_DGRAM);
 
 	netns_iter__destroy(skel);
 }

@@ -198,3 +198,95 @@ int abort_churn(struct bpf_iter__netns *ctx)
 	bpf_iter_netns_sock_destroy(&it);
 	return 0;
 }
+
+/*
+ * Hostile programs, loaded one at a time (the "?" sections), each of which
+ * must stay bounded at run time.
+ *
+ * sleepy_walk: at every socket of the target namespace's walk, a copy from
+ * a page of user memory not yet faulted in (the first user_pages, one per
+ * socket), which sleeps on the fault.
+ */
+__u64 user_ptr;
+unsigned int user_pages, nr_sleeps;
+int sleep_err;
+
+SEC("?iter.s/netns")
+int sleepy_walk(struct bpf_iter__netns *ctx)
+{
+	struct bpf_iter_netns_sock it;
+	struct net *net = ctx->net;
+	struct sock_common *skc;
+	char c;
+	int err;
+
+	if (!net || net->net_cookie != target_netns || !user_pages)
+		return 0;
+	bpf_iter_netns_sock_new(&it, net, protocol, 0);
+	while ((skc = bpf_iter_netns_sock_next(&it))) {
+		err = bpf_copy_from_user(&c, sizeof(c),
+					 (void *)(user_ptr +
+						  (nr_sleeps % user_pages) * 4096));
+		if (err)
+			sleep_err = err;
+		else
+			nr_sleeps++;
+		/* The socket is still the walk's after a sleep. */
+		emit_sock(ctx->meta->seq, skc);
+	}
+	walk_err = bpf_iter_netns_sock_err(&it);
+	bpf_iter_netns_sock_destroy(&it);
+	return 0;
+}
+
+/*
+ * flood_walk: flood_chunks times 4 KiB of output for the target namespace,
+ * written while a socket walk of it is open, then the walk to its end.
+ */
+int flood_chunks, nr_flood_socks;
+char flood_buf[4096];
+
+SEC("?iter.s/netns")
+int flood_walk(struct bpf_iter__netns *ctx)
+{
+	struct bpf_iter_netns_sock it;
+	struct net *net = ctx->net;
+	int i;
+
+	if (!net || net->net_cookie != target_netns)
+		return 0;
+	bpf_iter_netns_sock_new(&it, net, protocol, 0);
+	bpf_for(i, 0, flood_chunks)
+		bpf_seq_write(ctx->meta->seq, flood_buf, sizeof(flood_buf));
+	while (bpf_iter_netns_sock_next(&it))
+		nr_flood_socks++;
+	bpf_iter_netns_sock_destroy(&it);
+	return 0;
+}
+
+/*
+ * deep_walk: walks of the target namespace nested eight deep, about
+ * nr_socks^8 steps: run time that only a fatal signal bounds.
+ */
+long nr_deep;
+
+SEC("?iter.s/netns")
+int deep_walk(struct bpf_iter__netns *ctx)
+{
+	struct net *net = ctx->net;
+	struct sock_common *skc;
+
+	if (!net || net->net_cookie != target_netns)
+		return 0;
+	/* One statement: each loop's iterator is destroyed as it ends. */
+	bpf_for_each(netns_sock, skc, net, protocol, 0)
+	bpf_for_each(netns_sock, skc, net, protocol, 0)
+	bpf_for_each(netns_sock, skc, net, protocol, 0)
+	bpf_for_each(netns_sock, skc, net, protocol, 0)
+	bpf_for_each(netns_sock, skc, net, protocol, 0)
+	bpf_for_each(netns_sock, skc, net, protocol, 0)
+	bpf_for_each(netns_sock, skc, net, protocol, 0)
+	bpf_for_each(netns_sock, skc, net, protocol, 0)
+		nr_deep++;
+	return 0;
+}
