@@ -3,6 +3,8 @@
 #
 #   make demo      boot the guest and run the built-in scenario
 #   make check     host tests, the bats suite inside the guest, upstream-check
+#   make stress    the stress test for DURATION seconds (default 600)
+#   make check-kasan  the kernel-facing guest tests on a KASAN kernel
 #   make bench     the benchmark matrix: results/, docs/BENCHMARKS.md
 #   make patches   the upstream series and cover letter in build/patches
 #   make patches-check  apply the series one patch at a time and build it
@@ -12,16 +14,17 @@
 #   make help      everything else
 #
 # KERNEL_SRC=DIR builds another 7.3 tree instead of Debian's linux-source-7.3.
-# KASAN=1 adds inline KASAN to the debug kernel (slower build and guest).
+# make check-kasan runs the kernel-facing guest files on the debug kernel
+# with inline KASAN added, built in its own directory (build/kbuild-kasan).
 
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 BUILD ?= $(TOP)/build
 KERNEL_SRC ?=
-KASAN ?= 0
 JOBS ?= $(shell nproc)
 
 SRC := $(BUILD)/src
 KBUILD := $(BUILD)/kbuild
+KASAN_KBUILD := $(BUILD)/kbuild-kasan
 TOOLS := $(BUILD)/tools
 LIBBPF_OUT := $(TOOLS)/libbpf
 LIBBPF_PREFIX := $(TOOLS)/libbpf-install
@@ -39,11 +42,21 @@ CC ?= cc
 
 FRAGMENTS := $(TOP)/Kconfig.fragment $(TOP)/tests/vm/vm.config \
 	     $(TOP)/tests/vm/debug.config
-ifeq ($(KASAN),1)
-FRAGMENTS += $(TOP)/tests/vm/kasan.config
-endif
+KASAN_FRAGMENTS := $(FRAGMENTS) $(TOP)/tests/vm/kasan.config
 
-KMAKE := $(MAKE) -C $(SRC) O=$(KBUILD) ARCH=x86_64 -j$(JOBS)
+# $(call kmake,O) runs kbuild with its objects in O.
+kmake = $(MAKE) -C $(SRC) O=$(1) ARCH=x86_64 -j$(JOBS)
+KMAKE := $(call kmake,$(KBUILD))
+
+# $(call kconfig,O,FRAGMENTS...): tinyconfig plus the fragments in O, or fail
+# naming the options a fragment asks for and the .config lacks.
+define kconfig
+	@mkdir -p $(1)
+	@$(call kmake,$(1)) -s tinyconfig >/dev/null
+	@cd $(SRC) && ./scripts/kconfig/merge_config.sh -m -O $(1) $(1)/.config $(2) >/dev/null
+	@$(call kmake,$(1)) -s olddefconfig
+	@$(TOP)/scripts/check-config.sh $(1)/.config $(2) || { rm -f $(1)/.config; exit 1; }
+endef
 TOOLMAKE := $(MAKE) -j$(JOBS) CLANG=$(CLANG) LLVM_STRIP=$(LLVM_STRIP)
 
 BPF_SRCS := $(wildcard $(TOP)/bpf/*.bpf.c)
@@ -60,7 +73,7 @@ USER_LDLIBS := $(LIBBPF_A) -lelf -lz
 
 VERSION := $(shell git -C $(TOP) describe --always --dirty 2>/dev/null || echo unknown)
 
-.PHONY: all help deps tree config kernel tools progs demo check bench bench-empty bench-smoke \
+.PHONY: all help deps tree config kernel tools progs demo check check-kasan stress bench bench-empty bench-smoke \
 	patches patches-check clean distclean
 
 # Each stage is a make of its own, so that later stages see what the earlier
@@ -72,7 +85,7 @@ all:
 	@$(MAKE) --no-print-directory selftests
 
 help:
-	@sed -n '2,16s/^# \{0,1\}//p' $(TOP)/Makefile
+	@sed -n '2,19s/^# \{0,1\}//p' $(TOP)/Makefile
 
 deps:
 	@$(TOP)/scripts/install-deps.sh
@@ -84,12 +97,10 @@ tree: deps
 	@echo "Kernel source: $$(cat $(SRC)/.git/netns-iter-source)"
 
 $(KBUILD)/.config: $(FRAGMENTS) $(TOP)/scripts/check-config.sh | tree
-	@mkdir -p $(KBUILD)
-	@$(KMAKE) -s tinyconfig >/dev/null
-	@cd $(SRC) && ./scripts/kconfig/merge_config.sh -m -O $(KBUILD) \
-		$(KBUILD)/.config $(FRAGMENTS) >/dev/null
-	@$(KMAKE) -s olddefconfig
-	@$(TOP)/scripts/check-config.sh $@ $(FRAGMENTS) || { rm -f $@; exit 1; }
+	$(call kconfig,$(KBUILD),$(FRAGMENTS))
+
+$(KASAN_KBUILD)/.config: $(KASAN_FRAGMENTS) $(TOP)/scripts/check-config.sh | tree
+	$(call kconfig,$(KASAN_KBUILD),$(KASAN_FRAGMENTS))
 
 config: tree $(KBUILD)/.config
 
@@ -171,6 +182,12 @@ $(BIN)/sockworld: $(TOP)/tests/sockworld.c $(TOP)/bench/world.h
 	@echo "  CC      $(notdir $@)"
 	@$(CC) $(USER_CFLAGS) $< -o $@
 
+# Test helper: TCP and UDP churn in a namespace, for the stress test.
+$(BIN)/stress-churn: $(TOP)/tests/stress-churn.c
+	@mkdir -p $(BIN)
+	@echo "  CC      $(notdir $@)"
+	@$(CC) $(USER_CFLAGS) $< -o $@
+
 # A kernel older than the netns argument, as a careful caller sees it.
 $(BIN)/old-kernel-link-info.so: $(TOP)/tests/old-kernel-link-info.c
 	@mkdir -p $(BIN)
@@ -191,7 +208,8 @@ $(BIN)/iter-eagain.so: $(TOP)/tests/iter-eagain.c
 
 progs: $(BPF_OBJS) $(BPF_SKELS) $(BIN)/netns-reap $(BIN)/iterlink $(BIN)/netns-bench \
        $(BIN)/old-kernel-link-info.so $(BIN)/pause-at-open.so $(BIN)/iter-eagain.so \
-       $(BIN)/sockworld $(BIN)/demo-scene $(BIN)/netns-reap-asan $(BIN)/cli-fuzz
+       $(BIN)/sockworld $(BIN)/demo-scene $(BIN)/netns-reap-asan $(BIN)/cli-fuzz \
+       $(BIN)/stress-churn
 
 # Environment the tests and the guest see.
 export NETNS_ITER_TOP := $(TOP)
@@ -249,6 +267,24 @@ bench-empty: all
 			-g none --stdio 2>/dev/null | grep -E "%.*\] (bpf_iter_tcp_batch|established_get_first|listening_get_first|__might_resched|lock_is_held_type|rcu_preempt_sleep_check|bpf_iter_netns_sock_next|bpf_iter_tcp_seq_next) *$$"; \
 		} > $(RESULTS)/profile-empty-tcp.txt'
 	$(TOP)/bench/report.sh $(RESULTS) $(TOP)/docs
+
+# The kernel-facing guest files (the netns and socket iterators, the
+# selftests, stress and faults) on the KASAN kernel, with three times the
+# guest timeouts; the rest of make check does not change with KASAN.
+KASAN_FILES ?= 020-netns-iter 030-sock-iter 050-selftests 060-stress 070-faults
+check-kasan: all
+	@$(MAKE) --no-print-directory $(KASAN_KBUILD)/.config
+	@$(call kmake,$(KASAN_KBUILD)) -s bzImage
+	@echo "KASAN kernel: $(KASAN_KBUILD)/arch/x86/boot/bzImage"
+	BZIMAGE=$(KASAN_KBUILD)/arch/x86/boot/bzImage GUEST_FILES="$(KASAN_FILES)" \
+		GUEST_TIMEOUT_SCALE=3 $(TOP)/tests/run-all --guest-only
+
+# The stress test (tests/bats/060-stress.bats) for DURATION seconds; make
+# check runs it for 60.
+DURATION ?= 600
+stress: all
+	STRESS_SECONDS=$(DURATION) $(TOP)/tests/vm/run -t $$(($(DURATION) * 2 + 300)) -- \
+		bats --tap $(TOP)/tests/bats/060-stress.bats
 
 bench-smoke: all
 	$(TOP)/tests/vm/run -- $(BIN)/netns-bench --smoke --out /tmp/bench-smoke

@@ -5,15 +5,22 @@
  * what the kernel says, and read it.
  *
  *   iterlink tcp|udp [--fd PATH] [--cookie N] [--all] [--flags N]
- *                    [--dump] [--bufsize N]
- *   iterlink netns [--dump] [--bufsize N]
+ *                    [--dump] [--bufsize N] [--fail-nth N]
+ *   iterlink netns [--dump] [--bufsize N] [--fail-nth N]
  *
  * Prints "link netns_cookie=N flags=N" and the link's fdinfo lines from
  * the parameter (tcp and udp), with --dump the programs' line for every
  * socket, read --bufsize bytes at a time (default 256), then for the
- * chained link "walked netns=N" (the namespaces the walk was handed), then
- * "read ok sockets=N" (N = sockets the reap program saw), or "error STAGE
- * ERRNO-NAME" and exits 1.
+ * chained link "walked netns=N" (the namespaces the walk was handed) and
+ * "cut short=T walk_err=E" (the socket walks that ended early, and the
+ * last one's error), then "read ok sockets=N" (N = sockets the reap
+ * program saw), or "error STAGE ERRNO-NAME" and exits 1.
+ *
+ * --fail-nth N makes the Nth fault-injection point this thread passes from
+ * the link's creation on fail (/proc/thread-self/fail-nth: every
+ * should_fail() of failslab and fail_page_alloc, as their debugfs settings
+ * allow), and prints "fault injected" or "fault not reached" last.  The
+ * link's fdinfo is then left out.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -22,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <linux/bpf.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -31,20 +39,28 @@
 
 static const char *errname(int e)
 {
-	switch (e) {
-	case EINVAL: return "EINVAL";
-	case EPERM: return "EPERM";
-	case ENOENT: return "ENOENT";
-	case EBADF: return "EBADF";
-	case EACCES: return "EACCES";
-	default: return strerror(e);
-	}
+	return strerrorname_np(e) ?: strerror(e);
 }
 
 static int fail(const char *stage, int e)
 {
 	printf("error %s %s\n", stage, errname(e));
 	return 1;
+}
+
+/*
+ * Whether the fault armed through @fd was injected (the count reads back
+ * 0); disarms it either way.
+ */
+static bool fault_injected(int fd)
+{
+	char v[32] = "";
+
+	if (pread(fd, v, sizeof(v) - 1, 0) < 0)
+		v[0] = '\0';
+	if (pwrite(fd, "0", 1, 0) != 1)
+		perror("iterlink: disarm fail-nth");
+	return !strcmp(v, "0") || !strcmp(v, "0\n");
 }
 
 int main(int argc, char **argv)
@@ -55,7 +71,8 @@ int main(int argc, char **argv)
 	__u32 info_len = sizeof(info);
 	struct reap_bpf *skel = NULL;
 	struct bpf_link *link = NULL;
-	int nsfd = -1, iter = -1, ret = 1, i;
+	int nsfd = -1, iter = -1, nth_fd = -1, ret = 1, i;
+	const char *fail_nth = NULL;
 	bool chained, dump = false;
 	size_t bufsize = 256;
 	char buf[256], path[64];
@@ -79,6 +96,8 @@ int main(int argc, char **argv)
 			linfo.sock.flags |= BPF_SOCK_ITER_ALL_NETNS;
 		} else if (!strcmp(argv[i], "--flags") && i + 1 < argc) {
 			linfo.sock.flags = strtoul(argv[++i], NULL, 0);
+		} else if (!strcmp(argv[i], "--fail-nth") && i + 1 < argc) {
+			fail_nth = argv[++i];
 		} else if (!strcmp(argv[i], "--dump")) {
 			dump = true;
 		} else if (!strcmp(argv[i], "--bufsize") && i + 1 < argc) {
@@ -112,6 +131,21 @@ int main(int argc, char **argv)
 		ret = fail("load", errno);
 		goto out;
 	}
+	if (fail_nth) {
+		/*
+		 * Every page in, now and from here on: a page fault of the
+		 * tool's own must not meet the fault meant for the walk.
+		 */
+		if (mlockall(MCL_CURRENT | MCL_FUTURE)) {
+			ret = fail("mlockall", errno);
+			goto out;
+		}
+		nth_fd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
+		if (nth_fd < 0 || write(nth_fd, fail_nth, strlen(fail_nth)) < 0) {
+			ret = fail("fail-nth", errno);
+			goto out;
+		}
+	}
 	link = bpf_program__attach_iter(chained ? skel->progs.reap_chained :
 					strcmp(argv[1], "tcp") ?
 					skel->progs.reap_udp :
@@ -120,7 +154,7 @@ int main(int argc, char **argv)
 		ret = fail("attach", errno);
 		goto out;
 	}
-	if (chained)
+	if (chained || fail_nth)
 		goto read;
 	if (bpf_link_get_info_by_fd(bpf_link__fd(link), &info, &info_len)) {
 		ret = fail("info", errno);
@@ -150,11 +184,19 @@ read:
 		ret = fail("read", errno);
 		goto out;
 	}
-	if (chained)
+	if (chained) {
 		printf("walked netns=%llu\n", (unsigned long long)skel->bss->counts.netns);
+		printf("cut short=%llu walk_err=%d\n",
+		       (unsigned long long)skel->bss->counts.truncated,
+		       (int)skel->bss->counts.walk_err);
+	}
 	printf("read ok sockets=%llu\n", (unsigned long long)skel->bss->counts.seen);
 	ret = 0;
 out:
+	if (nth_fd >= 0) {
+		printf("fault %s\n", fault_injected(nth_fd) ? "injected" : "not reached");
+		close(nth_fd);
+	}
 	if (iter >= 0)
 		close(iter);
 	bpf_link__destroy(link);

@@ -4,6 +4,7 @@
  *
  *   sockworld OUTDIR NETNS...
  *   sockworld --time-wait NETNS
+ *   sockworld --crowd OUTDIR NETNS N
  *
  * In each named namespace (/run/netns/NAME) it opens, from this one
  * process (setns() into the namespace, back to its own after each):
@@ -24,6 +25,11 @@
  * alive|ERRNO-NAME", then OUTDIR/checked.  SIGTERM ends it.
  *
  * With --time-wait it leaves one fresh TIME_WAIT socket in NETNS and exits.
+ *
+ * With --crowd it holds N TCP listeners and N UDP sockets on 127.0.0.1:7000
+ * (SO_REUSEPORT) in NETNS: N sockets in one bucket of each hash, more
+ * than an iterator's first batch holds.  It writes OUTDIR/ready and waits
+ * for SIGTERM.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -220,6 +226,18 @@ static void build(const char *netns)
 		   sock_bound(AF_INET, SOCK_DGRAM, "0.0.0.0", 6000, false));
 }
 
+/* One more socket of @type on 127.0.0.1:7000, beside the others. */
+static void crowd(int type)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sa(&ss, AF_INET, "127.0.0.1", 7000);
+	int fd = socket(AF_INET, type | SOCK_CLOEXEC, 0), one = 1;
+
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) ||
+	    bind(fd, (void *)&ss, len) || (type == SOCK_STREAM && listen(fd, 8)))
+		die("crowd");
+}
+
 static const char *probe(int fd)
 {
 	char c;
@@ -258,8 +276,19 @@ int main(int argc, char **argv)
 		time_wait(sock_bound(AF_INET, SOCK_STREAM, "127.0.0.1", 8090, false), 8090);
 		return 0;
 	}
+	if (argc == 5 && !strcmp(argv[1], "--crowd")) {
+		enter(open_netns(argv[3]));
+		lo_up();
+		for (i = atoi(argv[4]); i > 0; i--) {
+			crowd(SOCK_STREAM);
+			crowd(SOCK_DGRAM);
+		}
+		write_file(argv[2], "ready", "");
+		for (;;)
+			pause();
+	}
 	if (argc < 3) {
-		fprintf(stderr, "usage: sockworld OUTDIR NETNS... | sockworld --time-wait NETNS\n");
+		fprintf(stderr, "usage: sockworld OUTDIR NETNS... | sockworld --time-wait NETNS | sockworld --crowd OUTDIR NETNS N\n");
 		return 2;
 	}
 	sigemptyset(&block);
