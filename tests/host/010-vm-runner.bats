@@ -37,6 +37,15 @@ hidden_cmds() {
 	refute_output --partial "runs"
 }
 
+@test "vm/run -a adds to the guest kernel's command line, word by word" {
+	# kmemleak=off is no error; a glob stays a word, even one that matches.
+	cd "$BATS_TEST_TMPDIR"
+	touch netns_iter.probe=x
+	run "$RUN" -a 'kmemleak=off netns_iter.probe=*' -- cat /proc/cmdline
+	assert_success
+	assert_line --regexp ' kmemleak=off netns_iter\.probe=\*$'
+}
+
 @test "vm/run -- false exits non-zero" {
 	run "$RUN" -- false
 	assert_failure
