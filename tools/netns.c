@@ -19,7 +19,8 @@
 struct reap_netns *nss;
 size_t n_nss;
 
-static struct reap_netns *netns_add(const char *path, const char *name)
+/* 0, also when @path is skipped; -ENOMEM when it could not be recorded. */
+static int netns_add(const char *path, const char *name)
 {
 	struct reap_netns *ns;
 	struct stat st;
@@ -33,10 +34,10 @@ static struct reap_netns *netns_add(const char *path, const char *name)
 	 */
 	fd = reap_netns_open_path(path);
 	if (fd < 0)
-		return NULL;
+		return 0;
 	if (fstat(fd, &st)) {
 		close(fd);
-		return NULL;
+		return 0;
 	}
 	for (i = 0; i < n_nss; i++) {
 		if (nss[i].dev == st.st_dev && nss[i].ino == st.st_ino)
@@ -46,7 +47,7 @@ static struct reap_netns *netns_add(const char *path, const char *name)
 		ns = realloc(nss, (n_nss + 1) * sizeof(*nss));
 		if (!ns) {
 			close(fd);
-			return NULL;
+			return -ENOMEM;
 		}
 		nss = ns;
 		ns = &nss[n_nss++];
@@ -54,6 +55,11 @@ static struct reap_netns *netns_add(const char *path, const char *name)
 		ns->dev = st.st_dev;
 		ns->ino = st.st_ino;
 		ns->path = strdup(path);
+		if (!ns->path) {
+			n_nss--;
+			close(fd);
+			return -ENOMEM;
+		}
 		if (reap_netns_cookie_of(fd, self_netns_fd, &ns->cookie))
 			ns->cookie = 0;	/* dying: netns_open() will fail */
 	} else {
@@ -61,39 +67,41 @@ static struct reap_netns *netns_add(const char *path, const char *name)
 	}
 	close(fd);
 	if (name) {
-		size_t len = (ns->names ? strlen(ns->names) + 1 : 0) + strlen(name) + 1;
-		char *names = malloc(len);
+		char **names = realloc(ns->names, (ns->n_names + 1) * sizeof(*names));
 
-		if (names) {
-			snprintf(names, len, "%s%s%s", ns->names ?: "",
-				 ns->names ? " " : "", name);
-			free(ns->names);
-			ns->names = names;
-		}
+		if (!names)
+			return -ENOMEM;
+		ns->names = names;
+		names[ns->n_names] = strdup(name);
+		if (!names[ns->n_names])
+			return -ENOMEM;
+		ns->n_names++;
 	}
-	return ns;
+	return 0;
 }
 
-static void scan_dir(const char *dir, bool named)
+static int scan_dir(const char *dir, bool named)
 {
 	char path[PATH_MAX];
 	struct dirent *de;
 	DIR *d = opendir(dir);
+	int err = 0;
 
 	if (!d)
-		return;
-	while ((de = readdir(d))) {
+		return 0;
+	while (!err && (de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
 		if (named) {
 			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-			netns_add(path, path);
+			err = netns_add(path, path);
 		} else if (de->d_name[0] >= '0' && de->d_name[0] <= '9') {
 			snprintf(path, sizeof(path), "/proc/%s/ns/net", de->d_name);
-			netns_add(path, NULL);
+			err = netns_add(path, NULL);
 		}
 	}
 	closedir(d);
+	return err;
 }
 
 static int cmp_netns(const void *a, const void *b)
@@ -103,18 +111,28 @@ static int cmp_netns(const void *a, const void *b)
 	return x->cookie < y->cookie ? -1 : x->cookie > y->cookie;
 }
 
-/* Bind mounts, the extra directories, then every process's namespace. */
+/*
+ * Bind mounts, the extra directories, then every process's namespace.
+ * Out of memory, it says so and fails: a partial list would skip
+ * namespaces in silence.
+ */
 int enumerate_netns(void)
 {
 	unsigned int i;
+	int err;
 
-	netns_add("/proc/self/ns/net", NULL);
-	scan_dir("/run/netns", true);
-	for (i = 0; i < o.n_netns_dirs; i++)
-		scan_dir(o.netns_dirs[i], true);
-	if (o.netns_path)
-		netns_add(o.netns_path, NULL);
-	scan_dir("/proc", false);
+	err = netns_add("/proc/self/ns/net", NULL) ?:
+	      scan_dir("/run/netns", true);
+	for (i = 0; !err && i < o.n_netns_dirs; i++)
+		err = scan_dir(o.netns_dirs[i], true);
+	if (!err && o.netns_path)
+		err = netns_add(o.netns_path, NULL);
+	if (!err)
+		err = scan_dir("/proc", false);
+	if (err) {
+		p_err("out of memory while listing the network namespaces");
+		return err;
+	}
 	qsort(nss, n_nss, sizeof(*nss), cmp_netns);
 	return 0;
 }
@@ -124,6 +142,8 @@ void free_netns(void)
 	size_t i;
 
 	for (i = 0; i < n_nss; i++) {
+		while (nss[i].n_names)
+			free(nss[i].names[--nss[i].n_names]);
 		free(nss[i].names);
 		free(nss[i].path);
 	}
@@ -138,7 +158,7 @@ const char *netns_name(__u64 cookie)
 
 	for (i = 0; i < n_nss; i++) {
 		if (nss[i].cookie == cookie)
-			return nss[i].names;
+			return nss[i].n_names ? nss[i].names[0] : NULL;
 	}
 	return NULL;
 }
@@ -240,13 +260,14 @@ static int sockstat(int fd, const char *file, const char *key)
 
 int do_netns(void)
 {
-	size_t i;
+	size_t i, j;
 
 	if (!have_cap(21)) {
 		p_err("missing capability: reading other namespaces needs CAP_SYS_ADMIN; run as root");
 		return EXIT_ERROR;
 	}
-	enumerate_netns();
+	if (enumerate_netns())
+		return EXIT_ERROR;
 	if (json_wtr) {
 		jsonw_start_object(json_wtr);
 		jsonw_name(json_wtr, "netns");
@@ -265,8 +286,6 @@ int do_netns(void)
 		      sockstat(fd, "sockstat6", "UDP6:");
 		close(fd);
 		if (json_wtr) {
-			char *s = nss[i].names ? strdup(nss[i].names) : NULL, *t, *save = NULL;
-
 			jsonw_start_object(json_wtr);
 			jsonw_uint_field(json_wtr, "cookie", nss[i].cookie);
 			jsonw_uint_field(json_wtr, "inode", nss[i].ino);
@@ -274,17 +293,18 @@ int do_netns(void)
 			jsonw_int_field(json_wtr, "udp", udp);
 			jsonw_name(json_wtr, "names");
 			jsonw_start_array(json_wtr);
-			for (t = s ? strtok_r(s, " ", &save) : NULL; t;
-			     t = strtok_r(NULL, " ", &save))
-				jsonw_string(json_wtr, t);
+			for (j = 0; j < nss[i].n_names; j++)
+				jsonw_string(json_wtr, nss[i].names[j]);
 			jsonw_end_array(json_wtr);
 			jsonw_end_object(json_wtr);
-			free(s);
 		} else {
-			printf("%-8llu %-12llu %-6d %-6d %s\n",
+			printf("%-8llu %-12llu %-6d %-6d %s",
 			       (unsigned long long)nss[i].cookie,
 			       (unsigned long long)nss[i].ino, tcp, udp,
-			       nss[i].names ?: "-");
+			       nss[i].n_names ? nss[i].names[0] : "-");
+			for (j = 1; j < nss[i].n_names; j++)
+				printf(", %s", nss[i].names[j]);
+			putchar('\n');
 		}
 	}
 	if (json_wtr) {

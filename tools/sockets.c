@@ -422,7 +422,8 @@ int do_sockets(bool kill)
 	}
 	if (resolve_netns_sel())
 		return EXIT_USAGE;
-	enumerate_netns();
+	if (enumerate_netns())
+		return EXIT_ERROR;
 	if (check_netns_sel())
 		return EXIT_USAGE;
 	w.nss = nss;

@@ -41,7 +41,8 @@ struct reap_netns {
 	dev_t dev;
 	ino_t ino;
 	__u64 cookie;
-	char *names;		/* space-separated bind mounts, or NULL */
+	char **names;		/* the bind mounts that name it */
+	unsigned int n_names;
 	char *path;		/* a path that opened it */
 };
 

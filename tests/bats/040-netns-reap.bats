@@ -23,7 +23,7 @@ teardown_file() {
 	for i in $(ip netns list | sed -n 's/^\(vanish-[0-9]*\).*/\1/p'); do
 		ip netns del "$i"
 	done
-	umount /tmp/nsr-dir/pod 2>/dev/null
+	umount "/tmp/nsr-dir/pod one" 2>/dev/null
 	rm -rf /tmp/nsr-dir
 	return 0
 }
@@ -200,12 +200,13 @@ tw_to_x() {
 @test "netns: cookie, inode, names from /run/netns and --netns-dir, socket counts" {
 	local line
 	mkdir -p /tmp/nsr-dir
-	touch /tmp/nsr-dir/pod
-	mount --bind /run/netns/nsr-4 /tmp/nsr-dir/pod
+	# A name with a space in it stays one name.
+	touch "/tmp/nsr-dir/pod one"
+	mount --bind /run/netns/nsr-4 "/tmp/nsr-dir/pod one"
 	run "$REAP" -j --netns-dir /tmp/nsr-dir netns
 	assert_success
 	line=$(jq -c '.netns[] | select(.inode == '"$(stat -L -c %i /run/netns/nsr-4)"')' <<< "$output")
-	[ "$(jq -r '.names | sort | join(" ")' <<< "$line")" = "/run/netns/nsr-4 /tmp/nsr-dir/pod" ] ||
+	[ "$(jq -c '.names | sort' <<< "$line")" = '["/run/netns/nsr-4","/tmp/nsr-dir/pod one"]' ] ||
 		fail "names: $line"
 	# The world is up: nsr-4 has sockets, and the counts are the full
 	# sockets ss shows (sockstat's "inuse": no TIME-WAIT or request socket).
