@@ -5,7 +5,9 @@
 #   make check     host tests, the bats suite inside the guest, upstream-check
 #   make stress    the stress test for DURATION seconds (default 600)
 #   make check-kasan  the kernel-facing guest tests on a KASAN kernel
-#   make bench     the benchmark matrix: results/, docs/BENCHMARKS.md
+#   make bench     the benchmark matrix on a kernel without debugging
+#                  (build/kbuild-bench): results/, docs/BENCHMARKS.md
+#   make bench-scale  the RFC's table: 100 namespaces, 100 to 100k sockets
 #   make patches   the upstream series and cover letter in build/patches
 #   make patches-check  apply the series one patch at a time and build it
 #   make upstream-check  upstream's verifier and iterator tests, patched
@@ -25,6 +27,8 @@ JOBS ?= $(shell nproc)
 SRC := $(BUILD)/src
 KBUILD := $(BUILD)/kbuild
 KASAN_KBUILD := $(BUILD)/kbuild-kasan
+BENCH_KBUILD := $(BUILD)/kbuild-bench
+BENCH_BZIMAGE := $(BENCH_KBUILD)/arch/x86/boot/bzImage
 TOOLS := $(BUILD)/tools
 LIBBPF_OUT := $(TOOLS)/libbpf
 LIBBPF_PREFIX := $(TOOLS)/libbpf-install
@@ -43,6 +47,8 @@ CC ?= cc
 FRAGMENTS := $(TOP)/Kconfig.fragment $(TOP)/tests/vm/vm.config \
 	     $(TOP)/tests/vm/debug.config
 KASAN_FRAGMENTS := $(FRAGMENTS) $(TOP)/tests/vm/kasan.config
+BENCH_FRAGMENTS := $(TOP)/Kconfig.fragment $(TOP)/tests/vm/vm.config \
+		   $(TOP)/tests/vm/bench.config
 
 # $(call kmake,O) runs kbuild with its objects in O.
 kmake = $(MAKE) -C $(SRC) O=$(1) ARCH=x86_64 -j$(JOBS)
@@ -73,7 +79,7 @@ USER_LDLIBS := $(LIBBPF_A) -lelf -lz
 
 VERSION := $(shell git -C $(TOP) describe --always --dirty 2>/dev/null || echo unknown)
 
-.PHONY: all help deps tree config kernel tools progs demo check check-kasan stress bench bench-empty bench-smoke \
+.PHONY: all help deps tree config kernel bench-kernel tools progs demo check check-kasan stress bench bench-empty bench-scale bench-smoke \
 	patches patches-check clean distclean
 
 # Each stage is a make of its own, so that later stages see what the earlier
@@ -85,7 +91,7 @@ all:
 	@$(MAKE) --no-print-directory selftests
 
 help:
-	@sed -n '2,19s/^# \{0,1\}//p' $(TOP)/Makefile
+	@sed -n '2,/^[^#]/s/^# \{0,1\}//p' $(TOP)/Makefile
 
 deps:
 	@$(TOP)/scripts/install-deps.sh
@@ -101,6 +107,15 @@ $(KBUILD)/.config: $(FRAGMENTS) $(TOP)/scripts/check-config.sh | tree
 
 $(KASAN_KBUILD)/.config: $(KASAN_FRAGMENTS) $(TOP)/scripts/check-config.sh | tree
 	$(call kconfig,$(KASAN_KBUILD),$(KASAN_FRAGMENTS))
+
+# The benchmarks' kernel: the same tree without the debug options, in its
+# own build directory, rebuilt incrementally like the test kernel.
+$(BENCH_KBUILD)/.config: $(BENCH_FRAGMENTS) $(TOP)/scripts/check-config.sh | tree
+	$(call kconfig,$(BENCH_KBUILD),$(BENCH_FRAGMENTS))
+
+bench-kernel: tree $(BENCH_KBUILD)/.config
+	@$(call kmake,$(BENCH_KBUILD)) -s bzImage
+	@echo "Bench kernel: $$(cat $(BENCH_KBUILD)/include/config/kernel.release) ($(BENCH_BZIMAGE))"
 
 config: tree $(KBUILD)/.config
 
@@ -165,10 +180,10 @@ $(BIN)/iterlink: $(TOP)/tests/iterlink.c $(REAP_DEPS)
 	@echo "  CC      $(notdir $@)"
 	@$(CC) $(USER_CFLAGS) $< -o $@ $(USER_LDLIBS)
 
-$(BIN)/netns-bench: $(TOP)/bench/netns-bench.c $(TOP)/bench/world.h $(TOP)/tools/walk.c $(REAP_DEPS)
+$(BIN)/netns-bench: $(addprefix $(TOP)/bench/,netns-bench.c kcount.c kcount.h world.h) $(TOP)/tools/walk.c $(REAP_DEPS)
 	@mkdir -p $(BIN)
 	@echo "  CC      $(notdir $@)"
-	@$(CC) $(USER_CFLAGS) -I$(TOP)/tools $< $(TOP)/tools/walk.c -o $@ $(USER_LDLIBS)
+	@$(CC) $(USER_CFLAGS) -I$(TOP)/tools $< $(TOP)/bench/kcount.c $(TOP)/tools/walk.c -o $@ $(USER_LDLIBS)
 
 # The demo's servers and clients, one process each.
 $(BIN)/demo-scene: $(TOP)/scripts/demo-scene.c
@@ -241,32 +256,60 @@ patches-check: patches config
 # The full matrix in the guest, then CSV, plots and docs/BENCHMARKS.md.
 RESULTS ?= $(TOP)/results
 # The socket cap keeps a TCG run under 30 minutes; see docs/BENCHMARKS.md.
-BENCH_ARGS ?= --reps 5 --cap 16000 --cap-child 25600 --cap-reap 6400 --max-m-shared 64
+BENCH_ARGS ?= --cap 16000 --cap-child 25600 --cap-reap 6400 --max-m-shared 64
+# guest.txt records the debug options that must be off (bench.config).
+BENCH_OFF := LOCKDEP PROVE_LOCKING PROVE_RCU KASAN DEBUG_ATOMIC_SLEEP DEBUG_KMEMLEAK \
+	     SLUB_TINY CC_OPTIMIZE_FOR_SIZE BASE_SMALL
 bench: all
+	@$(MAKE) --no-print-directory bench-kernel
 	@rm -rf $(RESULTS) && mkdir -p $(RESULTS)
-	$(TOP)/tests/vm/run -m 6G -- sh -c '$(BIN)/netns-bench $(BENCH_ARGS) --out $(RESULTS) && \
+	$(TOP)/tests/vm/run -k $(BENCH_BZIMAGE) -m 6G -t 3600 -- sh -c '$(BIN)/netns-bench $(BENCH_ARGS) --out $(RESULTS) && \
 		{ uname -r; nproc; grep MemTotal /proc/meminfo; \
+		  for o in $(BENCH_OFF); do zgrep -E "^(# )?CONFIG_$$o[= ]" /proc/config.gz || \
+			echo "# CONFIG_$$o is not set"; done; \
 		  sysctl net.ipv4.tcp_ehash_entries net.ipv4.udp_hash_entries; \
 		  dmesg | grep -o "tcp_listen_portaddr_hash hash table entries: [0-9]*"; } \
 		> $(RESULTS)/guest.txt'
-	$(TOP)/bench/report.sh $(RESULTS) $(TOP)/docs
+	$(TOP)/bench/report.sh $(RESULTS) $(TOP)/docs $(TOP)/README.md
 
-# The empty-world walk alone (netns-bench --empty): what one hash bucket
-# costs each design, and a profile of the TCP walk; refreshes that section
-# of docs/BENCHMARKS.md from the committed matrix.
+# Namespaces with no socket: what a namespace costs in memory (netns-bench
+# --memory, in a guest of its own: no namespace freed yet) and to each
+# design (--fixed), what one hash bucket costs each design (--empty), and a
+# profile of the TCP walk; refreshes those sections of docs/BENCHMARKS.md
+# from the committed matrix.
 EMPTY_M ?= 64
+FIXED_M ?= 16,64,256,1024
+MEMORY_M ?= 1024
 bench-empty: all
+	@$(MAKE) --no-print-directory bench-kernel
 	@rm -rf $(RESULTS) && mkdir -p $(RESULTS)
 	@cp $(TOP)/docs/bench/results.csv $(TOP)/docs/bench/guest.txt $(TOP)/docs/bench/world.txt $(RESULTS)/
-	$(TOP)/tests/vm/run -m 6G -- sh -c '$(BIN)/netns-bench --empty $(EMPTY_M) --reps 9 --out $(RESULTS) && \
+	$(TOP)/tests/vm/run -k $(BENCH_BZIMAGE) -m 6G -- $(BIN)/netns-bench --memory $(MEMORY_M) --out $(RESULTS)
+	$(TOP)/tests/vm/run -k $(BENCH_BZIMAGE) -m 6G -- $(BIN)/netns-bench --fixed $(FIXED_M) --out $(RESULTS)
+	$(TOP)/tests/vm/run -k $(BENCH_BZIMAGE) -m 6G -- sh -c '$(BIN)/netns-bench --empty $(EMPTY_M) --reps 9 --out $(RESULTS) && \
 		perf record -q -e cpu-clock -a -g -o /tmp/empty.perf -- \
 			$(BIN)/netns-bench --empty 16 --reps 3 --proto tcp --out /tmp/empty-profile >/dev/null && \
 		{ perf report -i /tmp/empty.perf --no-children --comm netns-bench --sort sym \
 			-g none --stdio 2>/dev/null | grep "%.*\[k\]" | head -n 8; echo; \
 		  perf report -i /tmp/empty.perf --children --comm netns-bench --sort sym \
-			-g none --stdio 2>/dev/null | grep -E "%.*\] (bpf_iter_tcp_batch|established_get_first|listening_get_first|__might_resched|lock_is_held_type|rcu_preempt_sleep_check|bpf_iter_netns_sock_next|bpf_iter_tcp_seq_next) *$$"; \
+			-g none --stdio 2>/dev/null | grep -E "%.*\] (bpf_iter_tcp_batch|established_get_first|listening_get_first|bpf_iter_netns_sock_next|bpf_iter_tcp_seq_next) *$$"; \
 		} > $(RESULTS)/profile-empty-tcp.txt'
-	$(TOP)/bench/report.sh $(RESULTS) $(TOP)/docs
+	$(TOP)/bench/report.sh $(RESULTS) $(TOP)/docs $(TOP)/README.md
+
+# The RFC's table (netns-bench --scale): 100 namespaces holding SCALE_N
+# sockets in all, UDP and TCP, shared and child tables; refreshes that
+# section of docs/BENCHMARKS.md from the committed matrix.  SCALE_MEM is
+# the guest's memory (see docs/BENCHMARKS.md for where the cap falls).
+SCALE_N ?= 100,1000,10000,100000
+SCALE_MEM ?= 12G
+SCALE_REPS ?= 7
+bench-scale: all
+	@$(MAKE) --no-print-directory bench-kernel
+	@rm -rf $(RESULTS) && mkdir -p $(RESULTS)
+	@cp $(TOP)/docs/bench/results.csv $(TOP)/docs/bench/guest.txt $(TOP)/docs/bench/world.txt $(RESULTS)/
+	$(TOP)/tests/vm/run -k $(BENCH_BZIMAGE) -m $(SCALE_MEM) -t 5400 -- \
+		$(BIN)/netns-bench --scale $(SCALE_N) --reps $(SCALE_REPS) --out $(RESULTS)
+	$(TOP)/bench/report.sh $(RESULTS) $(TOP)/docs $(TOP)/README.md
 
 # The kernel-facing guest files (the netns and socket iterators, the
 # selftests, stress and faults) on the KASAN kernel, with three times the

@@ -6,6 +6,10 @@
  *               [--cap-reap SOCKETS] [--max-m-shared M]
  *               [--tables shared|child] [--proto tcp|udp] [--out DIR]
  *   netns-bench --empty M [--reps N] [--proto tcp|udp] [--out DIR]
+ *   netns-bench --fixed M1,M2,... [--reps N] [--proto tcp|udp] [--out DIR]
+ *   netns-bench --memory M [--out DIR]
+ *   netns-bench --scale N1,N2,... [--reps N] [--tables shared|child]
+ *               [--proto tcp|udp] [--out DIR]
  *
  * For each point (tables shared|child, M namespaces, S sockets each) it
  * builds the world once, outside the timed region: M namespaces, each with
@@ -28,18 +32,27 @@
  * workload: walk (visit and count every socket), reap1 (destroy the
  * clients of one backend) and reap10 (of all ten backends, in one pass).
  * Destroyed sockets are rebuilt between repetitions, untimed.
+ * Every repetition runs every design once, in a rotating order, after one
+ * discarded warm-up repetition (see measure()).
  *
  * One CSV row per (point, protocol, design, workload) goes to
- * DIR/results.csv with
- * the median and spread of wall and system CPU time, the ratios to the
- * global and chained designs, sockets handed to the program, the
- * syscalls the driver made, and the hash buckets and sockets the kernel
- * walked, read from /sys/kernel/debug/sock_walk_stats around one run
+ * DIR/results.csv with the median, quartiles and interquartile range of
+ * the wall time, the median system CPU time, the ratios to the global and
+ * chained designs (meaningful between designs of the same scope: "all"
+ * sockets, or "connected" for chained-conn), sockets handed to the
+ * program, the medians of the syscalls and slab allocations the kernel
+ * counted for the driver's thread in the timed region (kcount.h), and the
+ * hash buckets and sockets the kernel walked, read from
+ * /sys/kernel/debug/sock_walk_stats around each run
  * (CONFIG_SOCK_WALK_STATS, kernel/bench/, which counts the TCP walks only;
  * empty for UDP and when the kernel lacks it).
  * With --empty M it builds instead M namespaces with no socket at all and
  * writes DIR/empty.csv: what one hash bucket costs each design (see
- * run_empty()).
+ * run_empty()).  --fixed writes DIR/fixed.csv, what an empty namespace
+ * costs each design to walk (run_fixed()); --memory DIR/memory.csv, what
+ * a namespace costs in memory with and without child tables
+ * (run_memory()).  With
+ * --scale it reproduces the RFC's table in DIR/scale.csv (run_scale()).
  * Points of more than --cap sockets (M x S; --cap-child for child tables)
  * are skipped, and shared points of more than --max-m-shared namespaces:
  * there each per-netns walk visits every socket of the host, so a run
@@ -69,6 +82,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "kcount.h"
 #include "world.h"
 #include "reap.h"
 #include "reap.skel.h"
@@ -86,6 +100,10 @@
 #define MIN_CHILD_UDP_HASH 128
 #define BIG_CHILD_EHASH	4096
 #define BIG_CHILD_UDP_HASH 65536
+/* --scale: the RFC's namespaces, and the clients each trial destroys */
+#define SCALE_M		100
+#define SCALE_STALE	5
+#define MAX_LIST	16	/* counts in --fixed and --scale */
 
 static int child_ehash = CHILD_EHASH, child_udp_hash = CHILD_UDP_HASH;
 
@@ -114,7 +132,6 @@ static struct pod *pods;
 static int npods;
 static int self_ns = -1;
 static __u64 self_cookie;
-static unsigned long syscalls;
 
 static void die(const char *what)
 {
@@ -140,7 +157,6 @@ static double sys_ms(void)
 
 static void enter(int fd)
 {
-	syscalls++;
 	if (setns(fd, CLONE_NEWNET))
 		die("setns");
 }
@@ -163,14 +179,34 @@ static void lo_up(void)
 	}
 }
 
-/* A @type socket connected to backend i % NBACKENDS, in the current netns. */
-static int client_of(int type, int i)
+/*
+ * An empty world has namespaces with no socket, not even backends; a scale
+ * world (--scale) has only its clients, their peers and the listeners
+ * they need.
+ */
+static bool empty_world, scale_world;
+
+/*
+ * The backend (0 .. NBACKENDS - 1) of client @i of pod @pod: in the
+ * matrix, i % NBACKENDS; in a scale world, backend 0 for the first client
+ * of each of the first SCALE_STALE pods (the stale backend, whose clients
+ * a trial destroys), backend 1 for every other.
+ */
+static int backend_of(int pod, int i)
+{
+	if (scale_world)
+		return pod < SCALE_STALE && i == 0 ? 0 : 1;
+	return i % NBACKENDS;
+}
+
+/* A @type socket connected to @backend, in the current netns. */
+static int client_of(int type, int backend)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET };
 	int c;
 
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	a.sin_port = htons(BASE_PORT + i % NBACKENDS);
+	a.sin_port = htons(BASE_PORT + backend);
 	c = socket(AF_INET, type, 0);
 	if (c < 0 || connect(c, (void *)&a, sizeof(a)))
 		die(type == SOCK_STREAM ? "connect" : "connect udp");
@@ -179,25 +215,41 @@ static int client_of(int type, int i)
 
 static void connect_one(struct pod *p, int i)
 {
-	p->cfd[i] = client_of(SOCK_STREAM, i);
-	p->pfd[i] = accept(p->lfd[i % NBACKENDS], NULL, NULL);
+	int b = backend_of(p - pods, i);
+
+	p->cfd[i] = client_of(SOCK_STREAM, b);
+	p->pfd[i] = accept(p->lfd[b], NULL, NULL);
 	if (p->pfd[i] < 0)
 		die("accept");
 }
 
 static void udp_connect_one(struct pod *p, int i)
 {
-	p->ucfd[i] = client_of(SOCK_DGRAM, i);
+	p->ucfd[i] = client_of(SOCK_DGRAM, backend_of(p - pods, i));
 }
 
-/* An empty world has namespaces with no socket, not even backends. */
-static bool empty_world;
+/* Pod @i's share of @total, spread over @m pods as evenly as it goes. */
+static int share(long total, int m, int i)
+{
+	return total / m + (i < total % m);
+}
 
-static void build_world(int m, int s, bool child)
+/*
+ * @m namespaces holding @nconn TCP connections (a client and its accepted
+ * peer each) and @nudp connected UDP clients in all, spread evenly; with
+ * @child, each with its own TCP established hash and UDP table.  Matrix
+ * and empty namespaces also hold NBACKENDS TCP listeners and unconnected
+ * UDP backends (none in an empty world); scale namespaces only the two
+ * listeners their TCP clients need.
+ */
+static void build_world(int m, long nconn, long nudp, bool child)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET };
 	socklen_t len = sizeof(__u64);
-	int i, j, one = 1, t;
+	int i, j, one = 1, t, nlisten, nubound;
+
+	nlisten = empty_world ? 0 : !scale_world ? NBACKENDS : nconn ? 2 : 0;
+	nubound = empty_world || scale_world ? 0 : NBACKENDS;
 
 	write_sysctl("/proc/sys/net/ipv4/tcp_child_ehash_entries", child ? child_ehash : 0);
 	write_sysctl("/proc/sys/net/ipv4/udp_child_hash_entries", child ? child_udp_hash : 0);
@@ -210,26 +262,32 @@ static void build_world(int m, int s, bool child)
 			die("unshare");
 		p->nsfd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 		lo_up();
-		for (j = 0; j < NBACKENDS && !empty_world; j++) {
-			p->lfd[j] = socket(AF_INET, SOCK_STREAM, 0);
-			setsockopt(p->lfd[j], SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-			a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		for (j = 0; j < NBACKENDS; j++) {
+			p->lfd[j] = p->ufd[j] = -1;
 			a.sin_port = htons(BASE_PORT + j);
-			if (bind(p->lfd[j], (void *)&a, sizeof(a)) || listen(p->lfd[j], 4096))
-				die("listen");
-			p->ufd[j] = socket(AF_INET, SOCK_DGRAM, 0);
-			if (p->ufd[j] < 0 || bind(p->ufd[j], (void *)&a, sizeof(a)))
-				die("bind udp");
+			if (j < nlisten) {
+				p->lfd[j] = socket(AF_INET, SOCK_STREAM, 0);
+				setsockopt(p->lfd[j], SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+				if (bind(p->lfd[j], (void *)&a, sizeof(a)) ||
+				    listen(p->lfd[j], 4096))
+					die("listen");
+			}
+			if (j < nubound) {
+				p->ufd[j] = socket(AF_INET, SOCK_DGRAM, 0);
+				if (p->ufd[j] < 0 || bind(p->ufd[j], (void *)&a, sizeof(a)))
+					die("bind udp");
+			}
 		}
 		t = socket(AF_INET, SOCK_DGRAM, 0);
 		getsockopt(t, SOL_SOCKET, SO_NETNS_COOKIE, &p->cookie, &len);
 		close(t);
-		p->nconn = s / 2;
+		p->nconn = share(nconn, m, i);
 		p->cfd = calloc(p->nconn, sizeof(int));
 		p->pfd = calloc(p->nconn, sizeof(int));
 		for (j = 0; j < p->nconn; j++)
 			connect_one(p, j);
-		p->nudp = s;
+		p->nudp = share(nudp, m, i);
 		p->ucfd = calloc(p->nudp, sizeof(int));
 		for (j = 0; j < p->nudp; j++)
 			udp_connect_one(p, j);
@@ -242,18 +300,23 @@ static void build_world(int m, int s, bool child)
 
 static void free_world(void)
 {
+	struct linger lin = { .l_onoff = 1, .l_linger = 0 };
 	int i, j;
 
 	for (i = 0; i < npods; i++) {
 		for (j = 0; j < pods[i].nconn; j++) {
+			/* a reset, not a TIME_WAIT left in the next world's tables */
+			setsockopt(pods[i].cfd[j], SOL_SOCKET, SO_LINGER, &lin, sizeof(lin));
 			close(pods[i].cfd[j]);
 			close(pods[i].pfd[j]);
 		}
 		for (j = 0; j < pods[i].nudp; j++)
 			close(pods[i].ucfd[j]);
-		for (j = 0; j < NBACKENDS && !empty_world; j++) {
-			close(pods[i].lfd[j]);
-			close(pods[i].ufd[j]);
+		for (j = 0; j < NBACKENDS; j++) {
+			if (pods[i].lfd[j] >= 0)
+				close(pods[i].lfd[j]);
+			if (pods[i].ufd[j] >= 0)
+				close(pods[i].ufd[j]);
 		}
 		close(pods[i].nsfd);
 		free(pods[i].cfd);
@@ -324,15 +387,15 @@ static int clients_of(int proto, int nbackends)
 		int nc = proto == IPPROTO_TCP ? pods[i].nconn : pods[i].nudp;
 
 		for (j = 0; j < nc; j++)
-			n += j % NBACKENDS < nbackends;
+			n += backend_of(i, j) < nbackends;
 	}
 	return n;
 }
 
-/* The walk code netns-reap runs (tools/walk.c), its syscalls counted. */
+/* The walk code netns-reap runs (tools/walk.c). */
 static void drain(int link_fd)
 {
-	int err = reap_iter_drain(link_fd, &syscalls);
+	int err = reap_iter_drain(link_fd);
 
 	if (err) {
 		errno = -err;
@@ -346,8 +409,6 @@ static struct bpf_link *attach(struct bpf_program *prog, int nsfd,
 	struct bpf_link *l;
 	char why[512] = "";
 
-	/* BPF_LINK_CREATE, and the read-back of a link with an argument */
-	syscalls += nsfd >= 0 || flags ? 2 : 1;
 	l = reap_sock_iter_attach(prog, nsfd, cookie, flags, why, sizeof(why));
 	if (!l) {
 		if (why[0])
@@ -379,14 +440,12 @@ static unsigned long diag_netns(int proto, int nbackends, bool kill)
 	bool done = false;
 	ssize_t n;
 
-	syscalls += 2;
 	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
 	if (fd < 0 || send(fd, &req, sizeof(req), 0) < 0)
 		die("sock_diag");
 	while (!done) {
 		struct nlmsghdr *h = (void *)buf;
 
-		syscalls++;
 		n = recv(fd, buf, sizeof(buf), 0);
 		if (n <= 0)
 			break;
@@ -410,15 +469,32 @@ static unsigned long diag_netns(int proto, int nbackends, bool kill)
 		req.nlh.nlmsg_flags = NLM_F_REQUEST;
 		req.r.id = kill_ids[i];
 		req.r.idiag_states = ~0U;
-		syscalls++;
 		send(fd, &req, sizeof(req), 0);
 	}
-	syscalls++;
 	close(fd);
 	return seen;
 }
 
-struct sample { double wall, sys; };
+/* One design's timed run, and what the kernel counted during it. */
+struct trial {
+	double wall, sys;
+	struct kcount k;
+	unsigned long seen;
+	long long buckets, walked;	/* -1: no kernel counters */
+};
+
+/* What a point reports of one design: quantiles over the repetitions. */
+struct result {
+	double wall, wall_p25, wall_p75, sys;
+	unsigned long seen;
+	double calls, allocs, pages;	/* kernel counts, of one run */
+	long long buckets, walked;	/* -1: no kernel counters */
+};
+
+static double iqr(const struct result *r)
+{
+	return r->wall_p75 - r->wall_p25;
+}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -427,11 +503,15 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-struct result {
-	double wall, wall_spread, sys;
-	unsigned long seen, calls;
-	long long buckets, walked;	/* -1: no kernel counters */
-};
+/* The @q quantile of @n values, interpolated between ranks; sorts @v. */
+static double quantile(double *v, int n, double q)
+{
+	double h = (n - 1) * q;
+	int i = (int)h;
+
+	qsort(v, n, sizeof(*v), cmp_double);
+	return i + 1 < n ? v[i] + (h - i) * (v[i + 1] - v[i]) : v[i];
+}
 
 /* The kernel's walk counters; false if the kernel does not have them. */
 static bool walk_stats(long long *buckets, long long *sockets)
@@ -546,54 +626,14 @@ static void run_once(struct reap_bpf *skel, int proto, enum design d,
 	*seen = skel->bss->counts.seen;
 }
 
-static struct result measure(int proto, enum design d, enum workload w,
-			     int reps)
+/*
+ * The sockets design @d hands its program: "all", or "connected" for
+ * chained-conn, which skips the listening hash.  A comparison pairs
+ * designs of the same scope only.
+ */
+static const char *design_scope(enum design d)
 {
-	int nb = w == W_REAP1 ? 1 : NBACKENDS, r;
-	bool kill = w != W_WALK;
-	double wall[MAX_REPS], sys[MAX_REPS];
-	struct reap_bpf *skel = load(proto, d, nb, kill, reps);
-	struct result res = {};
-
-	/* One load per design and workload: the verifier is not what is timed. */
-	for (r = 0; r < reps; r++) {
-		unsigned long calls0 = syscalls, seen = 0;
-		long long b0, k0, b1, k1;
-		int n_rebuilt;
-		bool counted;
-		double t0, s0;
-
-		memset(skel->bss, 0, sizeof(*skel->bss));
-		/* The kernel counts the TCP walks only. */
-		counted = proto == IPPROTO_TCP && walk_stats(&b0, &k0);
-		t0 = now();
-		s0 = sys_ms();
-		run_once(skel, proto, d, nb, kill, &seen);
-		wall[r] = now() - t0;
-		sys[r] = sys_ms() - s0;
-		res.seen = seen;
-		res.calls = syscalls - calls0;
-		res.buckets = res.walked = -1;
-		if (counted && walk_stats(&b1, &k1)) {
-			res.buckets = b1 - b0;
-			res.walked = k1 - k0;
-		}
-		/* A reap that misses a client, or kills another, is a bug. */
-		n_rebuilt = kill ? rebuild(proto) : 0;
-		if (kill && n_rebuilt != clients_of(proto, nb)) {
-			fprintf(stderr, "netns-bench: %s %s %s destroyed the wrong sockets: %d clients had to be rebuilt, %d expected\n",
-				proto == IPPROTO_TCP ? "tcp" : "udp", design_names[d],
-				workload_names[w], n_rebuilt, clients_of(proto, nb));
-			exit(1);
-		}
-	}
-	reap_bpf__destroy(skel);
-	qsort(wall, reps, sizeof(double), cmp_double);
-	qsort(sys, reps, sizeof(double), cmp_double);
-	res.wall = wall[reps / 2];
-	res.wall_spread = wall[reps - 1] - wall[0];
-	res.sys = sys[reps / 2];
-	return res;
+	return d == D_CHAINED_CONN ? "connected" : "all";
 }
 
 /* Whether design @d runs for @proto: UDP has no listeners to skip. */
@@ -602,18 +642,137 @@ static bool runs(int proto, enum design d)
 	return proto == IPPROTO_TCP || d != D_CHAINED_CONN;
 }
 
+/*
+ * One run of design @d.  Only run_once() is inside the wall time; with
+ * @count, the kernel's counters (open) are read around it.  A reap's
+ * victims are rebuilt afterwards, untimed, and checked: a reap that
+ * misses a client, or kills another, is a bug.
+ */
+static void run_trial(struct reap_bpf *skel, int proto, enum design d,
+		      enum workload w, struct trial *t, bool count)
+{
+	int nb = w == W_REAP1 ? 1 : NBACKENDS, n_rebuilt;
+	bool kill = w != W_WALK, counted;
+	struct kcount k0, k1;
+	long long b0, s0, b1, s1;
+	double t0, cpu0;
+
+	memset(skel->bss, 0, sizeof(*skel->bss));
+	/* The kernel counts the TCP walks only. */
+	counted = proto == IPPROTO_TCP && walk_stats(&b0, &s0);
+	cpu0 = sys_ms();
+	if (count)
+		kcount_read(&k0);
+	t0 = now();
+	run_once(skel, proto, d, nb, kill, &t->seen);
+	t->wall = now() - t0;
+	if (count) {
+		kcount_read(&k1);
+		kcount_delta(&k0, &k1, &t->k);
+	}
+	t->sys = sys_ms() - cpu0;
+	t->buckets = t->walked = -1;
+	if (counted && walk_stats(&b1, &s1)) {
+		t->buckets = b1 - b0;
+		t->walked = s1 - s0;
+	}
+	n_rebuilt = kill ? rebuild(proto) : 0;
+	if (kill && n_rebuilt != clients_of(proto, nb)) {
+		fprintf(stderr, "netns-bench: %s %s %s destroyed the wrong sockets: %d clients had to be rebuilt, %d expected\n",
+			proto == IPPROTO_TCP ? "tcp" : "udp", design_names[d],
+			workload_names[w], n_rebuilt, clients_of(proto, nb));
+		exit(1);
+	}
+}
+
+/* A shuffle with a fixed seed, so that a run repeats order for order. */
+static void shuffle(enum design *v, int n)
+{
+	static unsigned long long state = 0x9e3779b97f4a7c15ULL;
+	enum design x;
+	int i, j;
+
+	for (i = n - 1; i > 0; i--) {
+		state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+		j = (state >> 33) % (i + 1);
+		x = v[i];
+		v[i] = v[j];
+		v[j] = x;
+	}
+}
+
+/*
+ * Measure workload @w of every design in @designs on the current world.
+ * Each repetition runs every design once, in an order shuffled anew, so
+ * that no design always runs first, after the same other, or all of its
+ * runs in one stretch of time; a first repetition is a discarded warm-up.
+ * Then each design runs once more, untimed, with the kernel's counters
+ * open: they slow every syscall down, so they stay out of the timed runs.
+ * Each design is loaded once, before any run: the verifier is not what
+ * is timed.
+ */
+static void measure(int proto, enum workload w, const enum design *designs,
+		    int n, int reps, struct result res[N_DESIGNS])
+{
+	double wall[N_DESIGNS][MAX_REPS], sys[N_DESIGNS][MAX_REPS];
+	struct reap_bpf *skel[N_DESIGNS] = {};
+	int nb = w == W_REAP1 ? 1 : NBACKENDS, i, r;
+	enum design order[N_DESIGNS], d;
+	char why[256];
+	struct trial t;
+
+	for (i = 0; i < n; i++)
+		skel[designs[i]] = load(proto, designs[i], nb, w != W_WALK,
+					reps + 2);
+	for (r = -1; r < reps; r++) {
+		memcpy(order, designs, n * sizeof(*order));
+		shuffle(order, n);
+		for (i = 0; i < n; i++) {
+			d = order[i];
+			run_trial(skel[d], proto, d, w, &t, false);
+			if (r < 0)
+				continue;
+			wall[d][r] = t.wall;
+			sys[d][r] = t.sys;
+			res[d].seen = t.seen;
+			res[d].buckets = t.buckets;
+			res[d].walked = t.walked;
+		}
+	}
+	if (kcount_open(why, sizeof(why))) {
+		fprintf(stderr, "netns-bench: the kernel's counters: %s\n", why);
+		exit(1);
+	}
+	for (i = 0; i < n; i++) {
+		d = designs[i];
+		run_trial(skel[d], proto, d, w, &t, true);
+		res[d].calls = t.k.v[KC_SYSCALLS];
+		res[d].allocs = t.k.v[KC_KMALLOC] + t.k.v[KC_CACHE_ALLOC];
+		res[d].pages = t.k.v[KC_PAGES];
+	}
+	kcount_close();
+	for (i = 0; i < n; i++) {
+		d = designs[i];
+		reap_bpf__destroy(skel[d]);
+		res[d].wall = quantile(wall[d], reps, 0.5);
+		res[d].wall_p25 = quantile(wall[d], reps, 0.25);
+		res[d].wall_p75 = quantile(wall[d], reps, 0.75);
+		res[d].sys = quantile(sys[d], reps, 0.5);
+	}
+}
+
 /* The CSV rows and the console lines of one point and protocol. */
 static void emit(FILE *csv, const char *tables, int m, int s, int proto,
-		 struct result r[N_DESIGNS][N_WORKLOADS], int nw, int reps)
+		 struct result r[N_WORKLOADS][N_DESIGNS], int nw, int reps)
 {
 	const char *pname = proto == IPPROTO_TCP ? "tcp" : "udp";
 	int d, w;
 
 	for (w = 0; w < nw; w++) {
 		for (d = 0; d < N_DESIGNS; d++) {
-			struct result *x = &r[d][w];
-			double g = x->wall / r[D_GLOBAL][w].wall;
-			double c = x->wall / r[D_CHAINED][w].wall;
+			struct result *x = &r[w][d];
+			double g = x->wall / r[w][D_GLOBAL].wall;
+			double c = x->wall / r[w][D_CHAINED].wall;
 			char kb[24] = "", ks[24] = "";
 
 			if (!runs(proto, d))
@@ -622,15 +781,17 @@ static void emit(FILE *csv, const char *tables, int m, int s, int proto,
 				snprintf(kb, sizeof(kb), "%lld", x->buckets);
 				snprintf(ks, sizeof(ks), "%lld", x->walked);
 			}
-			fprintf(csv, "%s,%d,%d,%s,%s,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%lu,%lu,%.1f,%s,%s,%s\n",
+			fprintf(csv, "%s,%d,%d,%s,%s,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%lu,%.0f,%.1f,%s,%s,%s,%.3f,%.3f,%.0f,%.0f,%s\n",
 				tables, m, s, design_names[d], workload_names[w],
-				reps, x->wall, x->wall_spread, x->sys, g, c,
-				x->seen, x->calls, x->wall * 1000 / m, kb, ks,
-				pname);
-			printf("%-6s %4d %5d %-3s %-12s %-7s %10.3f %8.3f %8.3f %8.2f %8.2f %9lu %8lu %9s %9s\n",
+				reps, x->wall, x->wall_p75 - x->wall_p25, x->sys,
+				g, c, x->seen, x->calls, x->wall * 1000 / m, kb,
+				ks, pname, x->wall_p25, x->wall_p75, x->allocs,
+				x->pages, design_scope(d));
+			printf("%-6s %4d %5d %-3s %-12s %-7s %10.3f %8.3f %8.3f %8.2f %8.2f %9lu %8.0f %8.0f %9s %9s\n",
 			       tables, m, s, pname, design_names[d],
-			       workload_names[w], x->wall, x->wall_spread,
-			       x->sys, g, c, x->seen, x->calls,
+			       workload_names[w], x->wall,
+			       x->wall_p75 - x->wall_p25, x->sys, g, c,
+			       x->seen, x->calls, x->allocs,
 			       kb[0] ? kb : "-", ks[0] ? ks : "-");
 		}
 	}
@@ -656,12 +817,15 @@ static const enum design empty_designs[] = {
 static void empty_point(int m, bool child, int proto, int reps,
 			struct result r[N_DESIGNS])
 {
+	enum design ds[N_EMPTY];
 	unsigned int i;
+	int n = 0;
 
-	build_world(m, 0, child);
 	for (i = 0; i < N_EMPTY; i++)
 		if (runs(proto, empty_designs[i]))
-			r[empty_designs[i]] = measure(proto, empty_designs[i], W_WALK, reps);
+			ds[n++] = empty_designs[i];
+	build_world(m, 0, 0, child);
+	measure(proto, W_WALK, ds, n, reps, r);
 	free_world();
 }
 
@@ -692,9 +856,9 @@ static void run_empty(int m, int reps, const char *out, int p_first, int p_last)
 	csv = fopen(path, "w");
 	if (!csv)
 		die(path);
-	fprintf(csv, "tables,m,proto,design,reps,wall_ms_median,wall_ms_spread,buckets,ns_per_bucket,ratio_vs_netns_arg\n");
+	fprintf(csv, "tables,m,proto,design,reps,wall_ms_median,wall_ms_iqr,buckets,ns_per_bucket,ratio_vs_netns_arg\n");
 	printf("%-6s %4s %-3s %-12s %10s %8s %10s %10s %8s\n", "tables", "M", "pro",
-	       "design", "wall_ms", "spread", "buckets", "ns/bucket", "x_arg");
+	       "design", "wall_ms", "iqr", "buckets", "ns/bucket", "x_arg");
 	empty_world = true;
 	for (pi = p_first; pi <= p_last; pi++) {
 		bool tcp = protos[pi] == IPPROTO_TCP;
@@ -722,8 +886,9 @@ static void run_empty(int m, int reps, const char *out, int p_first, int p_last)
 				enum design d = empty_designs[i];
 				long b = t ? added : d == D_GLOBAL ? host : (m + 1) * host;
 				double wall = t ? big[d].wall - small[d].wall : shared[d].wall;
-				double spread = t ? big[d].wall_spread + small[d].wall_spread :
-						    shared[d].wall_spread;
+				/* child: the two IQRs added, a bound on the difference's */
+				double spread = t ? iqr(&big[d]) + iqr(&small[d]) :
+						    iqr(&shared[d]);
 				double nspb = wall * 1e6 / b;
 
 				if (!runs(protos[pi], d))
@@ -742,21 +907,277 @@ static void run_empty(int m, int reps, const char *out, int p_first, int p_last)
 	fclose(csv);
 }
 
+/* Free, slab, vmalloc and per-CPU memory, from /proc/meminfo, in kB. */
+struct mem { long free, slab, vmalloc, percpu; };
+
+static void mem_now(struct mem *m)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[256];
+	long v;
+
+	if (!f)
+		die("/proc/meminfo");
+	memset(m, 0, sizeof(*m));
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "MemFree: %ld", &v) == 1)
+			m->free = v;
+		else if (sscanf(line, "Slab: %ld", &v) == 1)
+			m->slab = v;
+		else if (sscanf(line, "VmallocUsed: %ld", &v) == 1)
+			m->vmalloc = v;
+		else if (sscanf(line, "Percpu: %ld", &v) == 1)
+			m->percpu = v;
+	}
+	fclose(f);
+}
+
+/*
+ * Create @m namespaces with loopback up and no socket, with child tables
+ * of @ehash and @udp_hash entries (0: the shared tables), held by the
+ * returned fds; @d gets what they added to the kernel's memory (free:
+ * what MemFree lost).
+ */
+static int *hold_namespaces(int m, int ehash, int udp_hash, struct mem *d)
+{
+	int *fds = calloc(m, sizeof(*fds)), i;
+	struct mem m0, m1;
+
+	if (!fds)
+		die("calloc");
+	write_sysctl("/proc/sys/net/ipv4/tcp_child_ehash_entries", ehash);
+	write_sysctl("/proc/sys/net/ipv4/udp_child_hash_entries", udp_hash);
+	mem_now(&m0);
+	for (i = 0; i < m; i++) {
+		if (unshare(CLONE_NEWNET))
+			die("unshare");
+		fds[i] = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+		if (fds[i] < 0)
+			die("open /proc/self/ns/net");
+		lo_up();
+		if (setns(self_ns, CLONE_NEWNET))
+			die("setns back");
+	}
+	mem_now(&m1);
+	write_sysctl("/proc/sys/net/ipv4/tcp_child_ehash_entries", 0);
+	write_sysctl("/proc/sys/net/ipv4/udp_child_hash_entries", 0);
+	d->free = m0.free - m1.free;
+	d->slab = m1.slab - m0.slab;
+	d->vmalloc = m1.vmalloc - m0.vmalloc;
+	d->percpu = m1.percpu - m0.percpu;
+	return fds;
+}
+
+static void mem_row(FILE *csv, const char *tables, int m, int ehash,
+		    int udp_hash, const struct mem *d)
+{
+	fprintf(csv, "%s,%d,%d,%d,%ld,%ld,%ld,%ld,%.1f\n", tables, m, ehash,
+		udp_hash, d->free, d->slab, d->vmalloc, d->percpu,
+		(double)d->free / m);
+	printf("memory %-6s %d namespaces: MemFree -%ld kB, slab %ld, vmalloc %ld, percpu %ld kB\n",
+	       tables, m, d->free, d->slab, d->vmalloc, d->percpu);
+}
+
+/*
+ * --memory M: what a namespace costs in memory.  M namespaces with child
+ * tables of the matrix's sizes (CHILD_EHASH, CHILD_UDP_HASH), then as many
+ * on the shared tables, all held at once, in a guest where no namespace
+ * has been freed yet (a namespace is freed later, by a kworker, and what
+ * it gives back would blur the deltas: make bench-empty boots a guest for
+ * this alone).  DIR/memory.csv gets what each set took; the difference
+ * per namespace is the price of the child tables.
+ */
+static void run_memory(int m, const char *out)
+{
+	struct mem child, shared;
+	int *cfds, *sfds, i;
+	char path[4096];
+	FILE *csv;
+
+	cfds = hold_namespaces(m, CHILD_EHASH, CHILD_UDP_HASH, &child);
+	sfds = hold_namespaces(m, 0, 0, &shared);
+	snprintf(path, sizeof(path), "%s/memory.csv", out);
+	csv = fopen(path, "w");
+	if (!csv)
+		die(path);
+	fprintf(csv, "tables,m,ehash_entries,udp_hash_entries,memfree_kb,slab_kb,vmalloc_kb,percpu_kb,kb_per_netns\n");
+	mem_row(csv, "child", m, CHILD_EHASH, CHILD_UDP_HASH, &child);
+	mem_row(csv, "shared", m, 0, 0, &shared);
+	fclose(csv);
+	for (i = 0; i < m; i++) {
+		close(cfds[i]);
+		close(sfds[i]);
+	}
+	free(cfds);
+	free(sfds);
+}
+
+/* The designs --fixed times: the per-namespace ones and whole-host. */
+static const enum design fixed_designs[] = {
+	D_SETNS, D_NETNS_ARG, D_CHAINED, D_CHAINED_CONN, D_GLOBAL,
+};
+#define N_FIXED (sizeof(fixed_designs) / sizeof(fixed_designs[0]))
+
+/*
+ * --fixed M1,M2,...: what a namespace costs each design when it has
+ * nothing to walk.  For each M, M empty namespaces with child tables of
+ * the smallest size, walked by each design (measure()); DIR/fixed.csv gets
+ * the time per namespace (M pods and the host), whose growth with M is
+ * what a namespace costs each design by itself: setns(), a link, an
+ * iterator, a program run.
+ */
+static void run_fixed(const long *ms, int nm, int reps, const char *out,
+		      int p_first, int p_last)
+{
+	int protos[] = { IPPROTO_TCP, IPPROTO_UDP }, i, pi, n;
+	struct result r[N_DESIGNS];
+	enum design ds[N_FIXED];
+	char path[4096];
+	unsigned int j;
+	FILE *csv;
+
+	snprintf(path, sizeof(path), "%s/fixed.csv", out);
+	csv = fopen(path, "w");
+	if (!csv)
+		die(path);
+	fprintf(csv, "m,proto,design,reps,wall_ms_median,wall_ms_iqr,us_per_netns,syscalls,kernel_allocs\n");
+	empty_world = true;
+	child_ehash = MIN_CHILD_EHASH;
+	child_udp_hash = MIN_CHILD_UDP_HASH;
+	for (i = 0; i < nm; i++) {
+		build_world(ms[i], 0, 0, true);
+		for (pi = p_first; pi <= p_last; pi++) {
+			for (n = 0, j = 0; j < N_FIXED; j++)
+				if (runs(protos[pi], fixed_designs[j]))
+					ds[n++] = fixed_designs[j];
+			measure(protos[pi], W_WALK, ds, n, reps, r);
+			for (j = 0; j < (unsigned int)n; j++) {
+				struct result *x = &r[ds[j]];
+
+				fprintf(csv, "%ld,%s,%s,%d,%.3f,%.3f,%.1f,%.0f,%.0f\n",
+					ms[i], protos[pi] == IPPROTO_TCP ? "tcp" : "udp",
+					design_names[ds[j]], reps, x->wall, iqr(x),
+					x->wall * 1000 / (ms[i] + 1), x->calls, x->allocs);
+				printf("fixed %5ld %-3s %-12s %10.3f %8.3f %8.1f us/netns\n",
+				       ms[i], protos[pi] == IPPROTO_TCP ? "tcp" : "udp",
+				       design_names[ds[j]], x->wall, iqr(x),
+				       x->wall * 1000 / (ms[i] + 1));
+			}
+			fflush(csv);
+		}
+		free_world();
+	}
+	child_ehash = CHILD_EHASH;
+	child_udp_hash = CHILD_UDP_HASH;
+	fclose(csv);
+}
+
+/*
+ * --scale N1,N2,...: the benchmark of Jordan Rife's RFC "bpf: Efficient
+ * socket destruction" (2025): SCALE_M namespaces holding N sockets of one
+ * protocol in all (UDP: connected clients; TCP: clients and their
+ * accepted peers, plus two listeners per namespace), on the shared and on
+ * child tables of the matrix's sizes.  A trial destroys the clients of a
+ * stale backend, one in each of the first SCALE_STALE namespaces (the RFC
+ * destroyed 1 to 5 sockets a trial), with every design; DIR/scale.csv.
+ */
+static void run_scale(const long *ns, int nn, int reps, const char *out,
+		      int t_first, int t_last, int p_first, int p_last)
+{
+	int protos[] = { IPPROTO_TCP, IPPROTO_UDP }, t, pi, i, n;
+	struct result r[N_DESIGNS];
+	enum design ds[N_DESIGNS];
+	char path[4096];
+	double t0, t1;
+	FILE *csv;
+	int d;
+
+	snprintf(path, sizeof(path), "%s/scale.csv", out);
+	csv = fopen(path, "w");
+	if (!csv)
+		die(path);
+	fprintf(csv, "tables,proto,m,n,design,reps,wall_ms_median,wall_ms_iqr,wall_ms_p25,wall_ms_p75,sys_ms_median,destroyed,sockets_seen,syscalls,kernel_allocs,ratio_vs_global,scope\n");
+	scale_world = true;
+	for (t = t_first; t <= t_last; t++) {
+		for (pi = p_first; pi <= p_last; pi++) {
+			bool tcp = protos[pi] == IPPROTO_TCP;
+
+			for (i = 0; i < nn; i++) {
+				t0 = now();
+				build_world(SCALE_M, tcp ? ns[i] / 2 : 0,
+					    tcp ? 0 : ns[i], t);
+				t1 = now();
+				for (n = 0, d = 0; d < N_DESIGNS; d++)
+					if (runs(protos[pi], d))
+						ds[n++] = d;
+				measure(protos[pi], W_REAP1, ds, n, reps, r);
+				for (d = 0; d < n; d++) {
+					struct result *x = &r[ds[d]];
+
+					fprintf(csv, "%s,%s,%d,%ld,%s,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%lu,%.0f,%.0f,%.3f,%s\n",
+						t ? "child" : "shared", tcp ? "tcp" : "udp",
+						SCALE_M, ns[i], design_names[ds[d]], reps,
+						x->wall, iqr(x), x->wall_p25, x->wall_p75,
+						x->sys, clients_of(protos[pi], 1), x->seen,
+						x->calls, x->allocs,
+						x->wall / r[D_GLOBAL].wall,
+						design_scope(ds[d]));
+					printf("scale %-6s %s %8ld %-12s %10.3f %8.3f %9lu\n",
+					       t ? "child" : "shared", tcp ? "tcp" : "udp",
+					       ns[i], design_names[ds[d]], x->wall, iqr(x),
+					       x->seen);
+				}
+				printf("# scale %s %s N=%ld: world built in %.1f s, measured in %.1f s\n",
+				       t ? "child" : "shared", tcp ? "tcp" : "udp",
+				       ns[i], (t1 - t0) / 1e3, (now() - t1) / 1e3);
+				fflush(stdout);
+				fflush(csv);
+				free_world();
+			}
+		}
+	}
+	scale_world = false;
+	fclose(csv);
+}
+
+/* "N1,N2,...": the counts into @v (at most @max), each 1 or more; or -1. */
+static int parse_counts(const char *arg, long *v, int max)
+{
+	const char *p = arg;
+	char *end;
+	int n = 0;
+
+	do {
+		if (n == max)
+			return -1;
+		errno = 0;
+		v[n] = strtol(p, &end, 10);
+		if (errno || end == p || v[n] < 1 || (*end && *end != ','))
+			return -1;
+		n++;
+		p = end + 1;
+	} while (*end);
+	return n;
+}
+
 int main(int argc, char **argv)
 {
 	static const int full_m[] = { 1, 16, 64, 256 }, full_s[] = { 10, 100, 1000 };
 	static const int smoke_m[] = { 1, 4 }, smoke_s[] = { 10 };
 	const int *ms = full_m, *ss = full_s;
-	int nm = 4, ns = 3, reps = 5, cap = 64000, cap_child = -1, max_m_shared = 256;
+	int nm = 4, ns = 3, reps = 7, cap = 64000, cap_child = -1, max_m_shared = 256;
 	int cap_reap = 64000, nw;
 	int protos[] = { IPPROTO_TCP, IPPROTO_UDP }, p_first = 0, p_last = 1;
 	int mi, si, t, d, w, pi;
 	double t0, t1;
 	const char *out = "results";
-	int t_first = 0, t_last = 1, empty_m = 0;
+	int t_first = 0, t_last = 1, empty_m = 0, n_fixed = 0, n_scale = 0;
+	int memory_m = 0;
+	long fixed_m[MAX_LIST], scale_n[MAX_LIST];
 	struct rlimit rl = { 1 << 20, 1 << 20 };
-	char path[4096];
+	char path[4096], why[256];
 	FILE *csv;
+	int err;
 
 	for (;;) {
 		static const struct option lo[] = {
@@ -770,6 +1191,9 @@ int main(int argc, char **argv)
 			{ "tables", required_argument, NULL, 't' },
 			{ "proto", required_argument, NULL, 'p' },
 			{ "empty", required_argument, NULL, 'e' },
+			{ "fixed", required_argument, NULL, 'f' },
+			{ "memory", required_argument, NULL, 'm' },
+			{ "scale", required_argument, NULL, 'S' },
 			{}
 		};
 		int c = getopt_long(argc, argv, "", lo, NULL);
@@ -794,6 +1218,26 @@ int main(int argc, char **argv)
 			max_m_shared = atoi(optarg);
 		} else if (c == 'e') {
 			empty_m = atoi(optarg);
+		} else if (c == 'm') {
+			memory_m = atoi(optarg);
+			if (memory_m < 1) {
+				fprintf(stderr, "netns-bench: --memory takes a namespace count of 1 or more\n");
+				return 2;
+			}
+		} else if (c == 'f') {
+			n_fixed = parse_counts(optarg, fixed_m, MAX_LIST);
+			if (n_fixed < 0) {
+				fprintf(stderr, "netns-bench: --fixed takes up to %d namespace counts of 1 or more, separated by commas\n",
+					MAX_LIST);
+				return 2;
+			}
+		} else if (c == 'S') {
+			n_scale = parse_counts(optarg, scale_n, MAX_LIST);
+			if (n_scale < 0) {
+				fprintf(stderr, "netns-bench: --scale takes up to %d socket counts of 1 or more, separated by commas\n",
+					MAX_LIST);
+				return 2;
+			}
 		} else if (c == 'o') {
 			out = optarg;
 		} else if (c == 't' && !strcmp(optarg, "shared")) {
@@ -805,7 +1249,7 @@ int main(int argc, char **argv)
 		} else if (c == 'p' && !strcmp(optarg, "udp")) {
 			p_first = 1;
 		} else {
-			fprintf(stderr, "usage: netns-bench [--smoke] [--reps N] [--cap SOCKETS] [--cap-child SOCKETS] [--cap-reap SOCKETS] [--max-m-shared M] [--tables shared|child] [--proto tcp|udp] [--out DIR]\n       netns-bench --empty M [--reps N] [--proto tcp|udp] [--out DIR]\n");
+			fprintf(stderr, "usage: netns-bench [--smoke] [--reps N] [--cap SOCKETS] [--cap-child SOCKETS] [--cap-reap SOCKETS] [--max-m-shared M] [--tables shared|child] [--proto tcp|udp] [--out DIR]\n       netns-bench --empty M [--reps N] [--proto tcp|udp] [--out DIR]\n       netns-bench --fixed M1,M2,... [--reps N] [--proto tcp|udp] [--out DIR]\n       netns-bench --memory M [--out DIR]\n       netns-bench --scale N1,N2,... [--reps N] [--tables shared|child] [--proto tcp|udp] [--out DIR]\n");
 			return 2;
 		}
 	}
@@ -816,6 +1260,13 @@ int main(int argc, char **argv)
 	if (cap_child < 0)
 		cap_child = cap;
 	libbpf_set_print(NULL);
+	/* fail before any world is built if the counters cannot open */
+	err = kcount_open(why, sizeof(why));
+	if (err) {
+		fprintf(stderr, "netns-bench: the kernel's counters: %s\n", why);
+		return 1;
+	}
+	kcount_close();
 	if (setrlimit(RLIMIT_NOFILE, &rl))
 		die("RLIMIT_NOFILE");
 	self_ns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
@@ -824,6 +1275,19 @@ int main(int argc, char **argv)
 	mkdir(out, 0755);
 	if (empty_m > 0) {
 		run_empty(empty_m, reps, out, p_first, p_last);
+		return 0;
+	}
+	if (memory_m) {
+		run_memory(memory_m, out);
+		return 0;
+	}
+	if (n_fixed) {
+		run_fixed(fixed_m, n_fixed, reps, out, p_first, p_last);
+		return 0;
+	}
+	if (n_scale) {
+		run_scale(scale_n, n_scale, reps, out, t_first, t_last,
+			  p_first, p_last);
 		return 0;
 	}
 	snprintf(path, sizeof(path), "%s/world.txt", out);
@@ -837,15 +1301,17 @@ int main(int argc, char **argv)
 	csv = fopen(path, "w");
 	if (!csv)
 		die(path);
-	fprintf(csv, "tables,m,s,design,workload,reps,wall_ms_median,wall_ms_spread,sys_ms_median,ratio_vs_global,ratio_vs_chained,sockets_seen,syscalls,per_netns_us,kernel_buckets,kernel_sockets,proto\n");
-	printf("%-6s %4s %5s %-3s %-12s %-7s %10s %8s %8s %8s %8s %9s %8s %9s %9s\n",
-	       "tables", "M", "S", "pro", "design", "work", "wall_ms", "spread",
+	fprintf(csv, "tables,m,s,design,workload,reps,wall_ms_median,wall_ms_iqr,sys_ms_median,ratio_vs_global,ratio_vs_chained,sockets_seen,syscalls,per_netns_us,kernel_buckets,kernel_sockets,proto,wall_ms_p25,wall_ms_p75,kernel_allocs,kernel_pages,scope\n");
+	printf("%-6s %4s %5s %-3s %-12s %-7s %10s %8s %8s %8s %8s %9s %8s %8s %9s %9s\n",
+	       "tables", "M", "S", "pro", "design", "work", "wall_ms", "iqr",
 	       "sys_ms", "x_global", "x_chain", "sockets", "syscalls",
-	       "k_buckets", "k_sockets");
+	       "allocs", "k_buckets", "k_sockets");
 	for (t = t_first; t <= t_last; t++) {
 		for (mi = 0; mi < nm; mi++) {
 			for (si = 0; si < ns; si++) {
-				struct result r[2][N_DESIGNS][N_WORKLOADS];
+				struct result r[2][N_WORKLOADS][N_DESIGNS];
+				enum design ds[N_DESIGNS];
+				int n;
 
 				if (ms[mi] * ss[si] > (t ? cap_child : cap)) {
 					printf("# skip %s M=%d S=%d: %d sockets is over the cap of %d\n",
@@ -866,13 +1332,16 @@ int main(int argc, char **argv)
 					nw = 1;
 				}
 				t0 = now();
-				build_world(ms[mi], ss[si], t);
+				build_world(ms[mi], (long)ms[mi] * (ss[si] / 2),
+					    (long)ms[mi] * ss[si], t);
 				t1 = now();
-				for (pi = p_first; pi <= p_last; pi++)
+				for (pi = p_first; pi <= p_last; pi++) {
+					for (n = 0, d = 0; d < N_DESIGNS; d++)
+						if (runs(protos[pi], d))
+							ds[n++] = d;
 					for (w = 0; w < nw; w++)
-						for (d = 0; d < N_DESIGNS; d++)
-							if (runs(protos[pi], d))
-								r[pi][d][w] = measure(protos[pi], d, w, reps);
+						measure(protos[pi], w, ds, n, reps, r[pi][w]);
+				}
 				printf("# %s M=%d S=%d: world built in %.1f s, measured in %.1f s\n",
 				       t ? "child" : "shared", ms[mi], ss[si],
 				       (t1 - t0) / 1e3, (now() - t1) / 1e3);

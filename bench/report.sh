@@ -1,27 +1,40 @@
 #!/usr/bin/env bash
-# bench/report.sh RESULTS DOCS: plots and docs/BENCHMARKS.md from the CSV
-# that netns-bench wrote.  Needs gnuplot (scripts/packages.txt).
+# bench/report.sh [--no-plots] RESULTS DOCS [README]: the plots,
+# DOCS/BENCHMARKS.md and README's headline from the CSV that netns-bench
+# wrote.  Every figure in the generated text is computed here from the CSV;
+# DOCS/BENCHMARKS.head.md, copied first, states none.  With README, the
+# block between its "bench-headline" markers is rewritten.  --no-plots
+# leaves the plots as they are (tests/host/050-bench-report.bats checks the
+# committed documents this way).  Plots need gnuplot (scripts/packages.txt).
 set -euo pipefail
-res=$1 docs=$2
+plots=1
+[ "${1:-}" = --no-plots ] && { plots=0; shift; }
+res=$1 docs=$2 readme=${3:-}
 csv=$res/results.csv
 [ -s "$csv" ] || { echo "Error: no $csv: run make bench" >&2; exit 1; }
+for c in tables m s design workload reps wall_ms_median wall_ms_iqr wall_ms_p25 \
+	 wall_ms_p75 sys_ms_median ratio_vs_global ratio_vs_chained sockets_seen \
+	 syscalls kernel_allocs kernel_pages kernel_buckets kernel_sockets proto scope; do
+	head -n1 "$csv" | tr ',' '\n' | grep -qx "$c" ||
+		{ echo "Error: $csv has no column $c: it comes from an older netns-bench; run make bench" >&2; exit 1; }
+done
 mkdir -p "$docs/bench"
 
-# The TCP rows go to every section as before, the UDP rows to their own
-# (a CSV without a proto column is all TCP).
+# The TCP rows and the UDP rows, each with the header.
 all=$csv
 split_proto() { # PROTO OUT
 	awk -F, -v p="$1" 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; print; next }
-		(("proto" in h) ? $h["proto"] : "tcp") == p' "$all" > "$2"
+		$h["proto"] == p' "$all" > "$2"
 }
 split_proto tcp "$res/tcp.csv"
 split_proto udp "$res/udp.csv"
 csv=$res/tcp.csv
 
+# Every awk program below starts with this: h[NAME] is the column of NAME.
+HDR='NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }'
+
 # col NAME: the column number of NAME in the CSV header.
 col() { head -n1 "$csv" | tr ',' '\n' | grep -nx "$1" | cut -d: -f1; }
-cd=$(col design) cw=$(col workload) ct=$(col tables)
-cwall=$(col wall_ms_median)
 
 designs="setns netns-arg chained chained-conn global sock_diag"
 
@@ -32,45 +45,47 @@ plot_walk() {
 	local t=$1 fix=$2 val=$3 x=$4 xlabel=$5 png=$6 d dat cmd="" sep=""
 	for d in $designs; do
 		dat=$res/$t-$fix$val-$d.dat
-		awk -F, -v t="$t" -v d="$d" -v v="$val" -v ct="$ct" -v cw="$cw" \
-			-v cd="$cd" -v cf="$(col "$fix")" -v cx="$(col "$x")" -v cv="$cwall" \
-			'NR > 1 && $ct == t && $cw == "walk" && $cd == d && $cf == v { print $cx, $cv }' \
+		awk -F, -v t="$t" -v d="$d" -v v="$val" -v fix="$fix" -v x="$x" "$HDR"'
+			$h["tables"] == t && $h["workload"] == "walk" && $h["design"] == d && $h[fix] == v {
+				print $h[x], $h["wall_ms_median"], $h["wall_ms_p25"], $h["wall_ms_p75"] }' \
 			"$csv" > "$dat"
 		[ -s "$dat" ] || continue
-		cmd+="$sep'$dat' using 1:2 with linespoints title '$d'"
+		cmd+="$sep'$dat' using 1:2:3:4 with yerrorlines title '$d'"
 		sep=", "
 	done
 	[ -n "$cmd" ] || return 0
 	gnuplot <<-GP
 		set terminal png size 800,500 noenhanced
 		set output '$png'
-		set title 'walk, ${PROTO:-tcp}, $t tables, ${fix^^}=$val'
+		set title 'walk, ${PROTO:-tcp}, $t tables, ${fix^^}=$val (median, bars: quartiles)'
 		set xlabel '$xlabel'
-		set ylabel 'wall time, ms (median)'
+		set ylabel 'wall time, ms'
 		set logscale xy
 		set key left top
 		plot $cmd
 	GP
 }
 
-plot_walk shared s 10 m 'namespaces (M)' "$docs/bench/walk-shared-s10.png"
-plot_walk child s 10 m 'namespaces (M)' "$docs/bench/walk-child-s10.png"
-plot_walk shared s 100 m 'namespaces (M)' "$docs/bench/walk-shared-s100.png"
-plot_walk child s 100 m 'namespaces (M)' "$docs/bench/walk-child-s100.png"
-plot_walk shared m 16 s 'sockets per namespace (S)' "$docs/bench/walk-vs-s-shared-m16.png"
-plot_walk child m 16 s 'sockets per namespace (S)' "$docs/bench/walk-vs-s-child-m16.png"
-if [ "$(wc -l < "$res/udp.csv")" -gt 1 ]; then
+if [ "$plots" = 1 ]; then
+	plot_walk shared s 10 m 'namespaces (M)' "$docs/bench/walk-shared-s10.png"
+	plot_walk child s 10 m 'namespaces (M)' "$docs/bench/walk-child-s10.png"
+	plot_walk shared s 100 m 'namespaces (M)' "$docs/bench/walk-shared-s100.png"
+	plot_walk child s 100 m 'namespaces (M)' "$docs/bench/walk-child-s100.png"
+	plot_walk shared m 16 s 'sockets per namespace (S)' "$docs/bench/walk-vs-s-shared-m16.png"
+	plot_walk child m 16 s 'sockets per namespace (S)' "$docs/bench/walk-vs-s-child-m16.png"
 	csv=$res/udp.csv PROTO=udp plot_walk shared s 10 m 'namespaces (M)' "$docs/bench/walk-udp-shared-s10.png"
 	csv=$res/udp.csv PROTO=udp plot_walk child s 10 m 'namespaces (M)' "$docs/bench/walk-udp-child-s10.png"
 fi
+
 table() { # WORKLOAD: markdown table of every point for WORKLOAD
-	awk -F, -v w="$1" 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+	awk -F, -v w="$1" "$HDR"'
 		$h["workload"] == w {
-			printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+			printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
 				$h["tables"], $h["m"], $h["s"], $h["design"],
-				$h["wall_ms_median"], $h["wall_ms_spread"], $h["sys_ms_median"],
+				$h["wall_ms_median"], $h["wall_ms_iqr"], $h["sys_ms_median"],
 				$h["ratio_vs_global"], $h["ratio_vs_chained"], $h["sockets_seen"],
-				$h["syscalls"], $h["kernel_buckets"], $h["kernel_sockets"] }' "$csv"
+				$h["syscalls"], $h["kernel_allocs"], $h["kernel_pages"],
+				$h["kernel_buckets"], $h["kernel_sockets"] }' "$csv"
 }
 
 # The guest's table sizes: B (shared established hash), L (shared
@@ -79,88 +94,111 @@ B=$(awk '/tcp_ehash_entries/ { print $NF }' "$res/guest.txt" 2>/dev/null)
 L=$(awk '/tcp_listen_portaddr_hash/ { print $NF }' "$res/guest.txt" 2>/dev/null)
 b=$(awk '/child_ehash_entries/ { print $NF }' "$res/world.txt" 2>/dev/null)
 
-# goals: the goals of the issue, computed from the CSV.
+# Loads every row of a CSV into wall[], iqr[], calls[], allocs[], seen[] and
+# kb[], keyed by tables, m, s, design, workload (SUBSEP); pts[1..npts] are
+# the points (tables, m, s) in CSV order.
+LOAD="$HDR"'
+{
+	k = $h["tables"] SUBSEP $h["m"] SUBSEP $h["s"]
+	key = k SUBSEP $h["design"] SUBSEP $h["workload"]
+	wall[key] = $h["wall_ms_median"]; iqr[key] = $h["wall_ms_iqr"]
+	calls[key] = $h["syscalls"]; allocs[key] = $h["kernel_allocs"]
+	seen[key] = $h["sockets_seen"]; kb[key] = $h["kernel_buckets"]
+	if (!(k in seenpt)) { seenpt[k] = 1; pts[++npts] = k }
+	rows[++nrows] = key
+}'
+
+# goals: the project's goals, each computed from the TCP rows.
 goals() {
-	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
-	{
-		k = $h["tables"] SUBSEP $h["m"] SUBSEP $h["s"]
-		key = k SUBSEP $h["design"] SUBSEP $h["workload"]
-		wall[key] = $h["wall_ms_median"]; calls[key] = $h["syscalls"]
-		kb[key] = $h["kernel_buckets"]
-		if (!(k in seenpt)) { seenpt[k] = 1; pts[++npts] = k }
-		if ($h["tables"] == "child" && $h["m"] > maxm) maxm = $h["m"]
-		rows[++nrows] = key
-	}
+	awk -F, "$LOAD"'
 	END {
-		print "### Chained over child tables against whole-host, at the largest M (goal: 1.2x)"
+		for (i = 1; i <= npts; i++) {
+			split(pts[i], p, SUBSEP)
+			if (p[1] == "child" && p[2] > maxm) maxm = p[2]
+		}
+		print "### Chained against whole-host on child tables, at the largest M (goal: 1.2x)"
 		print ""
-		print "chained walks every socket, listeners included; chained-conn the connected"
-		print "sockets only (BPF_ITER_NETNS_SOCK_SKIP_LISTEN), as socket termination does."
+		print "Both walk every socket. chained-conn, which skips the listeners, is"
+		print "set against the chained walk of every socket, its like: the whole-host"
+		print "link has no such option to pair it with."
 		print ""
-		print "| workload | M | S | whole-host ms | chained ms | chained / whole-host | goal | chained-conn ms | chained-conn / whole-host | goal |"
-		print "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+		print "| workload | M | S | whole-host ms (IQR) | chained ms (IQR) | chained / whole-host | goal | chained-conn / chained |"
+		print "| --- | --- | --- | --- | --- | --- | --- | --- |"
 		for (i = 1; i <= nrows; i++) {
 			split(rows[i], x, SUBSEP)
 			if (x[1] != "child" || x[2] != maxm || x[4] != "global") continue
 			pw = x[1] SUBSEP x[2] SUBSEP x[3]
 			g = wall[rows[i]]
-			c = wall[pw SUBSEP "chained" SUBSEP x[5]]
+			ck = pw SUBSEP "chained" SUBSEP x[5]
+			c = wall[ck]
 			cc = wall[pw SUBSEP "chained-conn" SUBSEP x[5]]
-			printf "| %s | %d | %d | %.1f | %.1f | %.2fx | %s | %.1f | %.2fx | %s |\n",
-				x[5], x[2], x[3], g, c, c / g,
-				c / g <= 1.2 ? "met" : sprintf("missed by %.2fx", c / g / 1.2),
-				cc, cc / g,
-				cc / g <= 1.2 ? "met" : sprintf("missed by %.2fx", cc / g / 1.2)
+			printf "| %s | %d | %d | %.1f (%.1f) | %.1f (%.1f) | %.2fx | %s | %.2fx |\n",
+				x[5], x[2], x[3], g, iqr[rows[i]], c, iqr[ck], c / g,
+				c / g <= 1.2 ? "met" : sprintf("missed by %.2fx", c / g / 1.2), cc / c
 		}
 		print ""
 		print "### Chained against the setns loop, every point and workload (goal: never slower)"
 		print ""
-		worst = 1e9; slower = 0; n = 0
+		worst = 1e9; best = 0; slower = 0; n = 0
 		for (i = 1; i <= nrows; i++) {
 			split(rows[i], x, SUBSEP)
-			if (x[4] != "chained" && x[4] != "chained-conn") continue
+			if (x[4] != "chained") continue
 			sk = x[1] SUBSEP x[2] SUBSEP x[3] SUBSEP "setns" SUBSEP x[5]
 			r = wall[sk] / wall[rows[i]]; n++
-			at = x[4] ", " x[1] " M=" x[2] " S=" x[3] " " x[5]
-			if (r < 1) slower++
+			at = x[1] " M=" x[2] " S=" x[3] " " x[5]
+			if (r < 1) { slower++; sl[x[1]]++ }
 			if (r < worst) { worst = r; where = at }
 			if (r > best) { best = r; bwhere = at }
 		}
-		printf "A chained design is slower than setns in %d of %d cases. setns / chained ranges from %.2fx (%s) to %.2fx (%s).\n\n", slower, n, worst, where, best, bwhere
-		print "Per namespace (M pods and the host), walk: what the chained walk saves."
+		printf "The chained walk is slower than setns in %d of %d cases (%d on shared tables, %d on child tables). setns / chained ranges from %.2fx (%s) to %.2fx (%s).\n\n",
+			slower, n, sl["shared"], sl["child"], worst, where, best, bwhere
+		print "Per namespace (M pods and the host), walk: what the chained walk saves,"
+		print "with the syscalls and slab allocations the kernel counted."
 		print ""
-		print "| tables | M | S | setns us/netns | chained us/netns | saved us/netns | setns syscalls/netns | chained syscalls |"
-		print "| --- | --- | --- | --- | --- | --- | --- | --- |"
+		print "| tables | M | S | setns us/netns | chained us/netns | saved us/netns | setns syscalls/netns | chained syscalls | setns allocs/netns | chained allocs/netns |"
+		print "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 		for (i = 1; i <= npts; i++) {
 			split(pts[i], p, SUBSEP)
 			if (p[3] != 10) continue
-			s = wall[pts[i] SUBSEP "setns" SUBSEP "walk"] * 1000 / (p[2] + 1)
-			c = wall[pts[i] SUBSEP "chained" SUBSEP "walk"] * 1000 / (p[2] + 1)
-			printf "| %s | %d | %d | %.0f | %.0f | %.0f | %.1f | %d |\n", p[1], p[2], p[3], s, c, s - c,
-				calls[pts[i] SUBSEP "setns" SUBSEP "walk"] / (p[2] + 1),
-				calls[pts[i] SUBSEP "chained" SUBSEP "walk"]
+			sk = pts[i] SUBSEP "setns" SUBSEP "walk"
+			ck = pts[i] SUBSEP "chained" SUBSEP "walk"
+			s = wall[sk] * 1000 / (p[2] + 1)
+			c = wall[ck] * 1000 / (p[2] + 1)
+			printf "| %s | %d | %d | %.0f | %.0f | %.0f | %.1f | %d | %.1f | %.1f |\n", p[1], p[2], p[3], s, c, s - c,
+				calls[sk] / (p[2] + 1), calls[ck], allocs[sk] / (p[2] + 1), allocs[ck] / (p[2] + 1)
 		}
 		print ""
-		print "### Shared tables: per-netns designs against whole-host (expected: about M+1 times)"
+		print "### Shared tables: per-namespace designs against whole-host"
 		print ""
-		print "| M | S | setns / global | netns-arg / global | sock_diag / global | chained / global | chained-conn / global | setns / global / (M+1) |"
+		print "Every per-namespace design walks the whole shared table once per"
+		print "namespace, M + 1 times in all; the whole-host walk once. The last"
+		print "columns divide by M + 1: 1.00 would be a time exactly proportional to"
+		print "the walks made."
+		print ""
+		print "| M | S | setns / global | netns-arg / global | sock_diag / global | chained / global | setns / global / (M+1) | chained / global / (M+1) |"
 		print "| --- | --- | --- | --- | --- | --- | --- | --- |"
+		lo = 1e9; hi = 0
 		for (i = 1; i <= npts; i++) {
 			split(pts[i], p, SUBSEP)
 			if (p[1] != "shared") continue
 			g = wall[pts[i] SUBSEP "global" SUBSEP "walk"]
 			s = wall[pts[i] SUBSEP "setns" SUBSEP "walk"] / g
-			printf "| %d | %d | %.1fx | %.1fx | %.1fx | %.1fx | %.1fx | %.2f |\n", p[2], p[3], s,
+			c = wall[pts[i] SUBSEP "chained" SUBSEP "walk"] / g
+			printf "| %d | %d | %.1fx | %.1fx | %.1fx | %.1fx | %.2f | %.2f |\n", p[2], p[3], s,
 				wall[pts[i] SUBSEP "netns-arg" SUBSEP "walk"] / g,
-				wall[pts[i] SUBSEP "sock_diag" SUBSEP "walk"] / g,
-				wall[pts[i] SUBSEP "chained" SUBSEP "walk"] / g,
-				wall[pts[i] SUBSEP "chained-conn" SUBSEP "walk"] / g, s / (p[2] + 1)
+				wall[pts[i] SUBSEP "sock_diag" SUBSEP "walk"] / g, c,
+				s / (p[2] + 1), c / (p[2] + 1)
+			if (p[2] < 16) continue
+			if (c / (p[2] + 1) < lo) { lo = c / (p[2] + 1); lw = "M=" p[2] " S=" p[3] }
+			if (c / (p[2] + 1) > hi) { hi = c / (p[2] + 1); hw = "M=" p[2] " S=" p[3] }
 		}
+		if (hi > 0)
+			printf "\nFrom M = 16 on, the chained walk takes %.2f (%s) to %.2f (%s) times M + 1 whole-host walks: time does not follow the number of walks alone, since a per-namespace walk runs the program on its own sockets only and steps over the others.\n", lo, lw, hi, hw
 		print ""
 		print "### Reaping 10 backends against 1, one pass (goal: at most 1.5x)"
 		print ""
 		print "Buckets are the kernel counter, chained, reap10 over reap1: 1.00 is one pass for both."
-		print "The added ms are reap10 minus reap1: the cost of destroying nine backends more."
+		print "The added ms are reap10 minus reap1: what destroying nine backends more costs."
 		print ""
 		print "| tables | M | S | chained reap10 / reap1 | whole-host reap10 / reap1 | chained added ms | whole-host added ms | buckets reap10 / reap1 | goal (chained) |"
 		print "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
@@ -188,47 +226,103 @@ goals() {
 	}' "$csv"
 }
 
-# udp_goals: the UDP walk of every design against whole-host and setns.
-udp_goals() {
-	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
-	{
-		k = $h["tables"] SUBSEP $h["m"] SUBSEP $h["s"]
-		any[k SUBSEP $h["workload"] SUBSEP $h["design"]] = $h["wall_ms_median"]
-		spread[k SUBSEP $h["workload"] SUBSEP $h["design"]] = $h["wall_ms_spread"]
-		if ($h["design"] == "chained") rows[++nrows] = k SUBSEP $h["workload"]
-	}
-	$h["workload"] == "walk" {
-		wall[k SUBSEP $h["design"]] = $h["wall_ms_median"]
-		if (!(k in seenpt)) { seenpt[k] = 1; pts[++npts] = k }
+# winners: which design of every socket is fastest where, per protocol,
+# tables and workload; and each against whole-host.
+winners() {
+	awk -F, "$HDR"'
+	$h["scope"] == "all" {
+		g = $h["tables"] SUBSEP $h["proto"] SUBSEP $h["workload"]
+		pt = g SUBSEP $h["m"] SUBSEP $h["s"]
+		if (!(g in ng)) { ng[g] = 0; groups[++ngroups] = g }
+		if (!(pt in best)) { best[pt] = 1e18; npt[g]++ }
+		if ($h["wall_ms_median"] < best[pt]) { best[pt] = $h["wall_ms_median"]; who[pt] = $h["design"] }
+		pts[pt] = g
+		r = $h["ratio_vs_global"]; d = g SUBSEP $h["design"]
+		if (!(d in lo) || r < lo[d]) lo[d] = r
+		if (!(d in hi) || r > hi[d]) hi[d] = r
 	}
 	END {
-		slower = 0; worst = 1e9
-		for (i = 1; i <= nrows; i++) {
-			r = any[rows[i] SUBSEP "setns"] / any[rows[i] SUBSEP "chained"]
-			if (r < worst) { worst = r; wr = rows[i] }
-			if (r >= 1) continue
-			slower++
-			split(rows[i], x, SUBSEP)
-			list = list sprintf("%s %s M=%d S=%d (%.2fx: setns %.1f ms, spread %.1f; chained %.1f ms, spread %.1f); ",
-				x[4], x[1], x[2], x[3], r, any[rows[i] SUBSEP "setns"], spread[rows[i] SUBSEP "setns"],
-				any[rows[i] SUBSEP "chained"], spread[rows[i] SUBSEP "chained"])
+		for (pt in pts) wins[pts[pt] SUBSEP who[pt]]++
+		print "| tables | proto | workload | points | fastest at (points) | setns / whole-host | netns-arg / whole-host | chained / whole-host | sock_diag / whole-host |"
+		print "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+		split("global chained setns netns-arg sock_diag", ds, " ")
+		for (i = 1; i <= ngroups; i++) {
+			g = groups[i]; split(g, x, SUBSEP); f = ""
+			for (j = 1; j <= 5; j++)
+				if ((g SUBSEP ds[j]) in wins)
+					f = f (f == "" ? "" : ", ") ds[j] " " wins[g SUBSEP ds[j]]
+			printf "| %s | %s | %s | %d | %s |", x[1], x[2], x[3], npt[g], f
+			split("setns netns-arg chained sock_diag", rs, " ")
+			for (j = 1; j <= 4; j++)
+				printf " %.2fx to %.2fx |", lo[g SUBSEP rs[j]], hi[g SUBSEP rs[j]]
+			print ""
 		}
-		printf "Chained against setns, every UDP point and workload (goal: never slower): slower in %d of %d cases", slower, nrows
+	}' "$all"
+}
+
+# udp_goals: the UDP walk of every design against whole-host and setns.
+udp_goals() {
+	awk -F, "$LOAD"'
+	END {
+		slower = 0; n = 0
+		for (i = 1; i <= nrows; i++) {
+			split(rows[i], x, SUBSEP)
+			if (x[4] != "chained") continue
+			sk = x[1] SUBSEP x[2] SUBSEP x[3] SUBSEP "setns" SUBSEP x[5]
+			r = wall[sk] / wall[rows[i]]; n++
+			if (r >= 1) continue
+			slower++; sl[x[1]]++
+			list = list sprintf("%s %s M=%d S=%d (%.2fx: setns %.1f ms, IQR %.1f; chained %.1f ms, IQR %.1f); ",
+				x[5], x[1], x[2], x[3], r, wall[sk], iqr[sk], wall[rows[i]], iqr[rows[i]])
+		}
+		printf "Chained against setns, every UDP point and workload (goal: never slower): slower in %d of %d cases (%d on shared tables, %d on child tables)", slower, n, sl["shared"], sl["child"]
 		if (slower) printf ": %s", list
 		print ""
 		print ""
-
 		print "| tables | M | S | setns / whole-host | netns-arg / whole-host | chained / whole-host | sock_diag / whole-host | setns / chained |"
 		print "| --- | --- | --- | --- | --- | --- | --- | --- |"
 		for (i = 1; i <= npts; i++) {
 			split(pts[i], p, SUBSEP)
-			g = wall[pts[i] SUBSEP "global"]
-			c = wall[pts[i] SUBSEP "chained"]
+			g = wall[pts[i] SUBSEP "global" SUBSEP "walk"]
+			c = wall[pts[i] SUBSEP "chained" SUBSEP "walk"]
+			s = wall[pts[i] SUBSEP "setns" SUBSEP "walk"]
 			printf "| %s | %d | %d | %.2fx | %.2fx | %.2fx | %.2fx | %.2fx |\n", p[1], p[2], p[3],
-				wall[pts[i] SUBSEP "setns"] / g, wall[pts[i] SUBSEP "netns-arg"] / g,
-				c / g, wall[pts[i] SUBSEP "sock_diag"] / g, wall[pts[i] SUBSEP "setns"] / c
+				s / g, wall[pts[i] SUBSEP "netns-arg" SUBSEP "walk"] / g,
+				c / g, wall[pts[i] SUBSEP "sock_diag" SUBSEP "walk"] / g, s / c
 		}
 	}' "$res/udp.csv"
+}
+
+# allocations: the slab objects the kernel allocated for the driver's
+# thread during one walk, against the sockets handed to the program.
+allocations() {
+	awk -F, "$HDR"'
+	$h["workload"] == "walk" {
+		k = $h["proto"] SUBSEP $h["tables"] SUBSEP $h["m"] SUBSEP $h["s"]
+		if (!(k in seenpt)) { seenpt[k] = 1; pts[++npts] = k }
+		a[k SUBSEP $h["design"]] = $h["kernel_allocs"]
+		per = $h["kernel_allocs"] / ($h["sockets_seen"] ? $h["sockets_seen"] : 1)
+		if ($h["design"] != "sock_diag" && per > worst) {
+			worst = per
+			where = sprintf("%s, %s %s M=%d S=%d: %d allocations, %d sockets", $h["design"], $h["proto"],
+				$h["tables"], $h["m"], $h["s"], $h["kernel_allocs"], $h["sockets_seen"])
+		}
+	}
+	END {
+		print "| proto | tables | M | S | setns | netns-arg | chained | chained-conn | global | sock_diag |"
+		print "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+		split("setns netns-arg chained chained-conn global sock_diag", ds, " ")
+		for (i = 1; i <= 2 * npts; i++) {
+			k = pts[(i - 1) % npts + 1]
+			split(k, p, SUBSEP)
+			if (p[1] != (i <= npts ? "tcp" : "udp")) continue
+			printf "| %s | %s | %d | %d |", p[1], p[2], p[3], p[4]
+			for (j = 1; j <= 6; j++)
+				printf " %s |", ((k SUBSEP ds[j]) in a) ? a[k SUBSEP ds[j]] : "-"
+			print ""
+		}
+		printf "\nThe most slab allocations per socket handed to the program, of any BPF walk: %.3f (%s).\n", worst, where
+	}' "$all"
 }
 
 # counters: the kernel's bucket and socket counts of each walk against the
@@ -237,8 +331,7 @@ udp_goals() {
 #   chained-conn    shared: n B                child: B + M b
 #   every other     shared: n (L + B)          child: n L + B + M b
 counters() {
-	awk -F, -v B="$B" -v L="$L" -v b="$b" '
-	NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+	awk -F, -v B="$B" -v L="$L" -v b="$b" "$HDR"'
 	$h["workload"] == "walk" && $h["kernel_buckets"] != "" {
 		m = $h["m"]; n = m + 1
 		if ($h["design"] == "global")
@@ -271,17 +364,18 @@ empty_section() {
 	echo "M + 1 times and the whole-host walk once. Child tables: the difference"
 	echo "between child tables of the smallest size and of a large one, over the"
 	echo "buckets that adds, so that costs per namespace, per call and the"
-	echo "listening hash cancel out. x arg is the cost against \`iter/tcp\` or"
-	echo "\`iter/udp\` with the netns argument."
+	echo "listening hash cancel out (its IQR is the sum of the two runs'). x arg is"
+	echo "the cost against \`iter/tcp\` or \`iter/udp\` with the netns argument."
 	echo
-	echo "| tables | M | proto | design | ms | spread | buckets | ns / bucket | x arg |"
+	echo "| tables | M | proto | design | ms | IQR | buckets | ns / bucket | x arg |"
 	echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
-	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+	awk -F, "$HDR"'
 		{ printf "| %s | %s | %s | %s | %s | %s | %s | %s | %.2f |\n", $h["tables"], $h["m"],
-			$h["proto"], $h["design"], $h["wall_ms_median"], $h["wall_ms_spread"],
+			$h["proto"], $h["design"], $h["wall_ms_median"],
+			("wall_ms_iqr" in h) ? $h["wall_ms_iqr"] : $h["wall_ms_spread"],
 			$h["buckets"], $h["ns_per_bucket"], $h["ratio_vs_netns_arg"] }' "$e"
 	echo
-	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+	awk -F, "$HDR"'
 		{ k = $h["tables"] " " $h["proto"]; v = $h["ns_per_bucket"]
 		  if (!(k in lo) || v < lo[k]) { lo[k] = v; ld[k] = $h["design"] }
 		  if (!(k in hi) || v > hi[k]) { hi[k] = v; hd[k] = $h["design"] }
@@ -293,15 +387,9 @@ empty_section() {
 	echo
 	echo "The shared UDP table is small (udp_hash_entries), so its rows measure mostly"
 	echo "what a walk costs per namespace (setns, link and iterator set-up), not per"
-	echo "bucket; the child rows isolate the bucket."
-	echo
-	echo "Every design runs the same batching code of \`iter/tcp\` and \`iter/udp\`"
-	echo "(the chained walk through \`bpf_tcp_sock_walk_*()\` and \`bpf_udp_sock_walk_*()\`),"
-	echo "so a bucket costs them the same. Where a TCP bucket's cost goes: in"
-	echo "\`established_get_first()\`, one \`cond_resched()\` per bucket, which on this"
-	echo "debug kernel (DEBUG_ATOMIC_SLEEP, lockdep) runs \`__might_resched()\` and"
-	echo "\`lock_is_held_type()\`; the listening hash loop and the UDP loop have no"
-	echo "\`cond_resched()\` and cost a few nanoseconds a bucket. The profile of the"
+	echo "bucket; the child rows isolate the bucket. Every design runs the same"
+	echo "batching code of \`iter/tcp\` and \`iter/udp\` (the chained walk through"
+	echo "\`bpf_tcp_sock_walk_*()\` and \`bpf_udp_sock_walk_*()\`). The profile of the"
 	echo "guest during a TCP empty-world run (\`perf record -e cpu-clock -a -g\`,"
 	echo "kernel samples of netns-bench: the functions with the most samples of"
 	echo "their own, then the walk's functions with their callees' samples):"
@@ -311,32 +399,216 @@ empty_section() {
 		echo "(not recorded)"
 	echo '```'
 	echo
-	echo "It is a cost of the debug kernel's checks (without DEBUG_ATOMIC_SLEEP and"
-	echo "lockdep, \`cond_resched()\` does no such check), and every design pays it"
-	echo "alike, so it stays in the shared code; a kernel without the debug options"
-	echo "shows what a bucket costs there."
+}
+
+# fixed_section: what a namespace costs each design and in memory
+# (netns-bench --fixed), when it was measured.
+fixed_section() {
+	local f=$res/fixed.csv m=$res/memory.csv
+	[ -s "$f" ] || f=$docs/bench/fixed.csv
+	[ -s "$m" ] || m=$docs/bench/memory.csv
+	[ -s "$f" ] || [ -s "$m" ] || return 0
+	echo "## What a namespace costs"
 	echo
+	echo "\`netns-bench --fixed\` (\`make bench-empty\`): M namespaces with no socket"
+	echo "and child tables of the smallest size, walked by every design; the time"
+	echo "per namespace (M pods and the host), and what one more namespace costs:"
+	echo "the time between the smallest and the largest M, over the namespaces"
+	echo "added. That is the fixed cost of the setns() loop, of a link per"
+	echo "namespace, and of the chained walk's program run and iterator, with"
+	echo "no socket to walk. TCP walks also scan the shared listening hash once"
+	echo "per namespace, chained-conn excepted."
+	echo
+	[ -s "$f" ] && awk -F, "$HDR"'
+	{
+		k = $h["proto"] SUBSEP $h["design"]
+		if (!(k in lo) || $h["m"] < lo[k]) { lo[k] = $h["m"]; wl[k] = $h["wall_ms_median"] }
+		if (!(k in hi) || $h["m"] > hi[k]) { hi[k] = $h["m"]; wh[k] = $h["wall_ms_median"] }
+		if (!(k in seen)) { seen[k] = 1; keys[++n] = k }
+		us[k SUBSEP $h["m"]] = $h["us_per_netns"]
+		iq[k SUBSEP $h["m"]] = $h["wall_ms_iqr"]
+		if (!($h["m"] in ms)) { ms[$h["m"]] = 1; mlist[++nm] = $h["m"] }
+	}
+	END {
+		printf "| proto | design |"
+		for (i = 1; i <= nm; i++) printf " us/netns at M = %d (IQR ms) |", mlist[i]
+		print " us per namespace added |"
+		printf "| --- | --- |"
+		for (i = 1; i <= nm; i++) printf " --- |"
+		print " --- |"
+		for (i = 1; i <= n; i++) {
+			k = keys[i]; split(k, x, SUBSEP)
+			printf "| %s | %s |", x[1], x[2]
+			for (j = 1; j <= nm; j++) printf " %.1f (%.2f) |", us[k SUBSEP mlist[j]], iq[k SUBSEP mlist[j]]
+			if (hi[k] > lo[k]) printf " %.1f |\n", (wh[k] - wl[k]) * 1000 / (hi[k] - lo[k])
+			else print " - |"
+		}
+	}' "$f"
+	echo
+	[ -s "$m" ] || return 0
+	echo "Memory (\`netns-bench --memory\`, in a guest of its own): namespaces"
+	echo "created with the matrix's child tables and as many on the shared tables,"
+	echo "all alive at once, before any namespace was freed; what each set took"
+	echo "from MemFree, and what it added to Slab, VmallocUsed and Percpu"
+	echo "(\`/proc/meminfo\`). kB per namespace is the MemFree share."
+	echo
+	echo "| tables | M | tcp_child_ehash_entries | udp_child_hash_entries | MemFree kB | slab kB | vmalloc kB | percpu kB | kB per namespace |"
+	echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+	awk -F, "$HDR"'
+	{ printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $h["tables"], $h["m"], $h["ehash_entries"],
+		$h["udp_hash_entries"], $h["memfree_kb"], $h["slab_kb"], $h["vmalloc_kb"], $h["percpu_kb"], $h["kb_per_netns"]
+	  kb[$h["tables"]] = $h["kb_per_netns"]
+	  if ($h["tables"] == "child") { e = $h["ehash_entries"]; u = $h["udp_hash_entries"] } }
+	END { if ("child" in kb && "shared" in kb)
+		printf "\nChild tables of %d TCP and %d UDP entries cost %.1f kB per namespace more than the shared tables.\n",
+			e, u, kb["child"] - kb["shared"] }' "$m"
+	echo
+}
+
+# scale_section: the RFC's table (netns-bench --scale, make bench-scale)
+# beside the RFC's own numbers (docs/bench/rfc.csv, quoted from the RFC).
+scale_section() {
+	local sc=$res/scale.csv rfc=$res/rfc.csv
+	[ -s "$sc" ] || sc=$docs/bench/scale.csv
+	[ -s "$rfc" ] || rfc=$docs/bench/rfc.csv
+	[ -s "$sc" ] || return 0
+	echo "## The RFC's table, reproduced"
+	echo
+	echo "Jordan Rife's RFC \"bpf: Efficient socket destruction\" (bpf-next,"
+	echo "2025-09-09) timed the per-namespace walk over 100 namespaces on bare"
+	echo "metal, destroying 1 to 5 sockets a trial, UDP, for 100 to 1M host"
+	echo "sockets (\`docs/bench/rfc.csv\`). \`make bench-scale\` (\`netns-bench"
+	echo "--scale\`) builds the same world: 100 namespaces holding N sockets of one"
+	echo "protocol in all (TCP: clients and accepted peers, plus two listeners a"
+	echo "namespace), on shared and on child tables, and each trial destroys the"
+	echo "5 clients of a stale backend with every design. Ours run under TCG, so"
+	echo "compare shapes (each time over its own time at N = 10k) and ratios,"
+	echo "not absolute times. The RFC's per-namespace walk is the setns loop."
+	echo
+	awk -F, -v rfc="$rfc" "$HDR"'
+	BEGIN { while ((getline l < rfc) > 0) { split(l, x, ","); if (x[1] + 0 > 0) r[x[1]] = x[2] } }
+	{
+		g = $h["tables"] SUBSEP $h["proto"]
+		if (!(g in seen)) { seen[g] = 1; groups[++ng] = g }
+		k = g SUBSEP $h["n"]
+		if (!(k in seenn)) { seenn[k] = 1; ns[g, ++nn[g]] = $h["n"] }
+		w[k SUBSEP $h["design"]] = $h["wall_ms_median"]
+		q[k SUBSEP $h["design"]] = $h["wall_ms_iqr"]
+		reps = $h["reps"]
+	}
+	END {
+		for (i = 1; i <= ng; i++) {
+			split(groups[i], x, SUBSEP); g = groups[i]
+			printf "### %s, %s tables (median of %d trials, ms; IQR in brackets)\n\n", toupper(x[2]), x[1], reps
+			printf "| N | RFC per-netns ms | RFC / RFC at 10k | setns | setns / setns at 10k | netns-arg | chained |"
+			if (x[2] == "tcp") printf " chained-conn |"
+			print " global | sock_diag | setns / global | chained / global |"
+			printf "| --- | --- | --- | --- | --- | --- | --- |"
+			if (x[2] == "tcp") printf " --- |"
+			print " --- | --- | --- | --- |"
+			base = w[g SUBSEP 10000 SUBSEP "setns"]
+			for (j = 1; j <= nn[g]; j++) {
+				n = ns[g, j]; k = g SUBSEP n
+				printf "| %d | %s | %s | %.1f (%.1f) | %s | %.1f (%.1f) | %.1f (%.1f) |", n,
+					(n in r) ? r[n] : "-", (n in r) ? sprintf("%.2f", r[n] / r[10000]) : "-",
+					w[k SUBSEP "setns"], q[k SUBSEP "setns"],
+					base ? sprintf("%.2f", w[k SUBSEP "setns"] / base) : "-",
+					w[k SUBSEP "netns-arg"], q[k SUBSEP "netns-arg"],
+					w[k SUBSEP "chained"], q[k SUBSEP "chained"]
+				if (x[2] == "tcp") printf " %.1f (%.1f) |", w[k SUBSEP "chained-conn"], q[k SUBSEP "chained-conn"]
+				printf " %.1f (%.1f) | %.1f (%.1f) | %.2fx | %.2fx |\n",
+					w[k SUBSEP "global"], q[k SUBSEP "global"],
+					w[k SUBSEP "sock_diag"], q[k SUBSEP "sock_diag"],
+					w[k SUBSEP "setns"] / w[k SUBSEP "global"],
+					w[k SUBSEP "chained"] / w[k SUBSEP "global"]
+			}
+			print ""
+		}
+	}' "$sc"
+}
+
+# headline: README's summary, every figure from the CSV.
+headline() {
+	awk -F, "$HDR"'
+	$h["scope"] == "all" {
+		p = $h["proto"]; t = $h["tables"]; w = $h["workload"]
+		pt = p SUBSEP t SUBSEP w SUBSEP $h["m"] SUBSEP $h["s"]
+		if (!(pt in best)) { best[pt] = 1e18; n[p SUBSEP t]++ }
+		if ($h["wall_ms_median"] < best[pt]) { best[pt] = $h["wall_ms_median"]; who[pt] = $h["design"] }
+		key = pt SUBSEP $h["design"]; wall[key] = $h["wall_ms_median"]
+		if (t == "child" && $h["m"] > maxm) maxm = $h["m"]
+		allpts[pt] = 1
+	}
+	END {
+		for (pt in who) if (who[pt] == "global") { split(pt, x, SUBSEP); gw[x[1] SUBSEP x[2]]++ }
+		for (pt in allpts) {
+			split(pt, x, SUBSEP)
+			c = wall[pt SUBSEP "chained"]; s = wall[pt SUBSEP "setns"]; g = wall[pt SUBSEP "global"]
+			k = x[1] SUBSEP x[2]
+			if (x[2] == "shared" && x[3] == "walk") {
+				r = s / g
+				if (!(k in slo) || r < slo[k]) slo[k] = r
+				if (!(k in shi) || r > shi[k]) shi[k] = r
+			}
+			if (x[2] == "child" && x[4] == maxm) {
+				r = c / g
+				if (!(k in clo) || r < clo[k]) clo[k] = r
+				if (!(k in chi) || r > chi[k]) chi[k] = r
+			}
+			ns[x[1]]++
+			if (c > s) { slow[x[1]]++; slowt[x[1] SUBSEP x[2]]++ }
+		}
+		printf "In the committed run (the bench kernel under TCG, medians of %s repetitions;\n", reps
+		print "ratios are the result, absolute times are not), designs that walk every socket:"
+		print ""
+		for (pi = 1; pi <= 2; pi++) {
+			p = pi == 1 ? "tcp" : "udp"; P = toupper(p)
+			printf "- %s, shared tables: the whole-host walk is fastest at %d of %d points and\n", P, gw[p SUBSEP "shared"], n[p SUBSEP "shared"]
+			printf "  workloads; the setns loop takes %.1fx to %.1fx its time to walk.\n", slo[p SUBSEP "shared"], shi[p SUBSEP "shared"]
+			printf "- %s, child tables: the whole-host walk is fastest at %d of %d; at M = %d the\n", P, gw[p SUBSEP "child"], n[p SUBSEP "child"], maxm
+			printf "  chained walk takes %.2fx to %.2fx its time over the workloads.\n", clo[p SUBSEP "child"], chi[p SUBSEP "child"]
+			printf "- %s: the chained walk is slower than the setns loop in %d of %d cases\n", P, slow[p], ns[p]
+			printf "  (%d on shared tables, %d on child tables).\n", slowt[p SUBSEP "shared"], slowt[p SUBSEP "child"]
+		}
+	}' reps="$(awk -F, "$HDR"' { print $h["reps"]; exit }' "$all")" "$all"
 }
 
 {
 	cat "$docs/BENCHMARKS.head.md"
 	echo
-	empty_section
-	echo "## Goals, computed from this run"
+	echo "## Results, computed from this run"
+	echo
+	echo "### Who wins where"
+	echo
+	echo "Designs that walk every socket (chained-conn walks connected sockets"
+	echo "only and is compared with the chained walk instead): the design fastest"
+	echo "at each point, and each design's time against the whole-host walk's,"
+	echo "lowest to highest over the points."
+	echo
+	winners
 	echo
 	goals
 	echo
-	if [ "$(wc -l < "$res/udp.csv")" -gt 1 ]; then
-		echo "### UDP walk: every design against whole-host"
-		echo
-		echo "The same worlds' connected UDP sockets (S per namespace, plus 10"
-		echo "unconnected backends). UDP has no separate listening table: a namespace"
-		echo "with its own UDP table keeps all its UDP sockets there, so chained-conn"
-		echo "has nothing to add and is not run."
-		echo
-		udp_goals
-		echo
-	fi
+	echo "### UDP walk: every design against whole-host"
+	echo
+	echo "The same worlds' connected UDP sockets (S per namespace, plus 10"
+	echo "unconnected backends). UDP has no separate listening table: a namespace"
+	echo "with its own UDP table keeps all its UDP sockets there, so chained-conn"
+	echo "has nothing to add and is not run."
+	echo
+	udp_goals
+	echo
+	echo "### Kernel allocations per walk"
+	echo
+	echo "Slab objects (kmalloc and kmem_cache_alloc tracepoints) the kernel"
+	echo "allocated for the driver's thread during one walk, median: set-up"
+	echo "(links, iterators, seq_file buffers, netlink messages), not sockets."
+	echo
+	allocations
+	echo
+	scale_section
+	fixed_section
+	empty_section
 	echo "## Kernel counters against the cost model"
 	echo
 	if [ -n "$B" ] && [ -n "$L" ] && [ -n "$b" ] &&
@@ -358,24 +630,16 @@ empty_section() {
 	echo '```'
 	cat "$res/guest.txt" 2>/dev/null || echo "(not recorded)"
 	echo '```'
-	for w in walk reap1 reap10; do
-		echo
-		echo "## $w"
-		echo
-		echo "| tables | M | S | design | wall ms | spread | sys ms | x global | x chained | sockets | syscalls | k buckets | k sockets |"
-		echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
-		table "$w"
-	done
-	if [ "$(wc -l < "$res/udp.csv")" -gt 1 ]; then
+	for p in tcp udp; do
 		for w in walk reap1 reap10; do
 			echo
-			echo "## udp $w"
+			echo "## $p $w"
 			echo
-			echo "| tables | M | S | design | wall ms | spread | sys ms | x global | x chained | sockets | syscalls | k buckets | k sockets |"
-			echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
-			csv=$res/udp.csv table "$w"
+			echo "| tables | M | S | design | wall ms | IQR | sys ms | x global | x chained | sockets | syscalls | allocs | pages | k buckets | k sockets |"
+			echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+			csv=$res/$p.csv table "$w"
 		done
-	fi
+	done
 	echo
 	echo "## Plots"
 	echo
@@ -383,9 +647,21 @@ empty_section() {
 		echo "![$(basename "$p" .png)](bench/$(basename "$p"))"
 	done
 } > "$docs/BENCHMARKS.md"
-cp "$all" "$docs/bench/results.csv"
-for f in empty.csv profile-empty-tcp.txt; do
-	if [ -s "$res/$f" ]; then cp "$res/$f" "$docs/bench/"; fi
-done
-cp "$res/guest.txt" "$res/world.txt" "$docs/bench/" 2>/dev/null || true
-echo "wrote $docs/BENCHMARKS.md"
+if [ -n "$readme" ]; then
+	headline > "$res/headline.md"
+	awk -v f="$res/headline.md" '
+		/<!-- bench-headline end -->/ { skip = 0 }
+		!skip { print }
+		/<!-- bench-headline begin/ { while ((getline l < f) > 0) print l; skip = 1 }' \
+		"$readme" > "$res/README.md"
+	[ "$(grep -c -e '<!-- bench-headline begin' -e '<!-- bench-headline end -->' "$readme")" = 2 ] ||
+		{ echo "Error: $readme needs one <!-- bench-headline begin ... --> and one <!-- bench-headline end --> line" >&2; exit 1; }
+	cat "$res/README.md" > "$readme"
+fi
+if [ "$(cd "$res" && pwd)" != "$(cd "$docs/bench" && pwd)" ]; then
+	cp "$all" "$docs/bench/results.csv"
+	for f in empty.csv fixed.csv memory.csv scale.csv profile-empty-tcp.txt guest.txt world.txt; do
+		if [ -s "$res/$f" ]; then cp "$res/$f" "$docs/bench/"; fi
+	done
+fi
+echo "wrote $docs/BENCHMARKS.md${readme:+ and the headline of $readme}"

@@ -134,13 +134,9 @@ int reap_netns_open(const struct reap_netns *ns, int home_fd)
 	return fd;
 }
 
-/*
- * Read an iterator to its end; -EAGAIN (MAX_ITER_OBJECTS) just continues.
- * @syscalls, if not NULL, counts the syscalls made (the benchmark's).
- */
-int reap_iter_drain(int link_fd, unsigned long *syscalls)
+/* Read an iterator to its end; -EAGAIN (MAX_ITER_OBJECTS) just continues. */
+int reap_iter_drain(int link_fd)
 {
-	unsigned long calls = 2;	/* BPF_ITER_CREATE, close() */
 	char buf[4096];
 	ssize_t n;
 	int fd;
@@ -149,7 +145,6 @@ int reap_iter_drain(int link_fd, unsigned long *syscalls)
 	if (fd < 0)
 		return -errno;
 	for (;;) {
-		calls++;
 		n = read(fd, buf, sizeof(buf));
 		if (n > 0 || (n < 0 && errno == EAGAIN))
 			continue;
@@ -157,8 +152,6 @@ int reap_iter_drain(int link_fd, unsigned long *syscalls)
 	}
 	n = n < 0 ? -errno : 0;
 	close(fd);
-	if (syscalls)
-		*syscalls += calls;
 	return n;
 }
 
@@ -263,7 +256,7 @@ static int walk_setns(struct reap_walk *w)
 		close(fd);
 		for (p = 0; p < 2 && !err; p++) {
 			if (links[p])
-				err = reap_iter_drain(bpf_link__fd(links[p]), NULL);
+				err = reap_iter_drain(bpf_link__fd(links[p]));
 		}
 		go_home(w->home_fd);
 		if (err) {
@@ -306,7 +299,7 @@ static int walk_one_netns_arg(struct reap_walk *w, const struct reap_netns *ns,
 					 strerror(-err));
 			return err;
 		}
-		err = reap_iter_drain(bpf_link__fd(link), NULL);
+		err = reap_iter_drain(bpf_link__fd(link));
 		bpf_link__destroy(link);
 		if (err == -ENOENT)
 			return 1;
@@ -356,7 +349,7 @@ static int walk_chained(struct reap_walk *w)
 			 "cannot attach the iter/netns program: %s", strerror(-err));
 		return err;
 	}
-	err = reap_iter_drain(bpf_link__fd(link), NULL);
+	err = reap_iter_drain(bpf_link__fd(link));
 	bpf_link__destroy(link);
 	if (err)
 		snprintf(w->err, sizeof(w->err), "reading the iter/netns walk: %s",
@@ -386,7 +379,7 @@ static int walk_global(struct reap_walk *w)
 					 proto_name(p), strerror(-err));
 			break;
 		}
-		err = reap_iter_drain(bpf_link__fd(link), NULL);
+		err = reap_iter_drain(bpf_link__fd(link));
 		bpf_link__destroy(link);
 		if (err)
 			snprintf(w->err, sizeof(w->err),

@@ -67,7 +67,7 @@ int reap_netns_open_path(const char *path);
 int reap_netns_open(const struct reap_netns *ns, int home_fd);
 
 double reap_now(void);
-int reap_iter_drain(int link_fd, unsigned long *syscalls);
+int reap_iter_drain(int link_fd);
 struct bpf_link *reap_sock_iter_attach(struct bpf_program *prog, int netns_fd,
 				       __u64 cookie, __u32 flags,
 				       char *why, size_t len);
