@@ -539,8 +539,17 @@ headline() {
 		if (t == "child" && $h["m"] > maxm) maxm = $h["m"]
 		allpts[pt] = 1
 	}
+	function fastest(p, t,   j, out, k) {
+		out = ""
+		for (j = 1; j <= nd; j++) {
+			k = p SUBSEP t SUBSEP ds[j]
+			if (k in wins) out = out (out == "" ? " " : ", ") (ds[j] == "global" ? "whole-host" : ds[j]) " " wins[k]
+		}
+		return out
+	}
 	END {
-		for (pt in who) if (who[pt] == "global") { split(pt, x, SUBSEP); gw[x[1] SUBSEP x[2]]++ }
+		for (pt in who) { split(pt, x, SUBSEP); wins[x[1] SUBSEP x[2] SUBSEP who[pt]]++ }
+		nd = split("global chained setns netns-arg sock_diag", ds, " ")
 		for (pt in allpts) {
 			split(pt, x, SUBSEP)
 			c = wall[pt SUBSEP "chained"]; s = wall[pt SUBSEP "setns"]; g = wall[pt SUBSEP "global"]
@@ -563,14 +572,55 @@ headline() {
 		print ""
 		for (pi = 1; pi <= 2; pi++) {
 			p = pi == 1 ? "tcp" : "udp"; P = toupper(p)
-			printf "- %s, shared tables: the whole-host walk is fastest at %d of %d points and\n", P, gw[p SUBSEP "shared"], n[p SUBSEP "shared"]
-			printf "  workloads; the setns loop takes %.1fx to %.1fx its time to walk.\n", slo[p SUBSEP "shared"], shi[p SUBSEP "shared"]
-			printf "- %s, child tables: the whole-host walk is fastest at %d of %d; at M = %d the\n", P, gw[p SUBSEP "child"], n[p SUBSEP "child"], maxm
-			printf "  chained walk takes %.2fx to %.2fx its time over the workloads.\n", clo[p SUBSEP "child"], chi[p SUBSEP "child"]
+			printf "- %s, shared tables: fastest of %d points and workloads:%s;\n", P, n[p SUBSEP "shared"], fastest(p, "shared")
+			printf "  the setns loop takes %.1fx to %.1fx the time of the whole-host walk to walk.\n", slo[p SUBSEP "shared"], shi[p SUBSEP "shared"]
+			printf "- %s, child tables: fastest of %d:%s; at M = %d the chained walk\n", P, n[p SUBSEP "child"], fastest(p, "child"), maxm
+			printf "  takes %.2fx to %.2fx the time of the whole-host walk.\n", clo[p SUBSEP "child"], chi[p SUBSEP "child"]
 			printf "- %s: the chained walk is slower than the setns loop in %d of %d cases\n", P, slow[p], ns[p]
 			printf "  (%d on shared tables, %d on child tables).\n", slowt[p SUBSEP "shared"], slowt[p SUBSEP "child"]
 		}
 	}' reps="$(awk -F, "$HDR"' { print $h["reps"]; exit }' "$all")" "$all"
+	local f=$res/fixed.csv m=$res/memory.csv
+	[ -s "$f" ] || f=$docs/bench/fixed.csv
+	[ -s "$m" ] || m=$docs/bench/memory.csv
+	if [ -s "$f" ]; then
+		awk -F, "$HDR"'
+		{ k = $h["proto"] SUBSEP $h["design"]
+		  if (!(k in lo) || $h["m"] < lo[k]) { lo[k] = $h["m"]; wl[k] = $h["wall_ms_median"] }
+		  if (!(k in hi) || $h["m"] > hi[k]) { hi[k] = $h["m"]; wh[k] = $h["wall_ms_median"] } }
+		function us(p, d,   k) { k = p SUBSEP d; return hi[k] > lo[k] ? (wh[k] - wl[k]) * 1000 / (hi[k] - lo[k]) : 0 }
+		END {
+			printf "- An empty namespace (child tables, no socket) costs the setns loop\n"
+			printf "  %.1f us (TCP) and %.1f us (UDP), the chained walk %.1f and %.1f us.\n",
+				us("tcp", "setns"), us("udp", "setns"), us("tcp", "chained"), us("udp", "chained")
+		}' "$f"
+	fi
+	local sc=$res/scale.csv
+	[ -s "$sc" ] || sc=$docs/bench/scale.csv
+	if [ -s "$sc" ]; then
+		awk -F, "$HDR"'
+		$h["tables"] == "shared" && $h["n"] + 0 >= max[$h["proto"]] {
+			if ($h["n"] + 0 > max[$h["proto"]]) { max[$h["proto"]] = $h["n"] + 0 }
+			w[$h["proto"] SUBSEP $h["design"]] = $h["wall_ms_median"]; m = $h["m"] }
+		END {
+			if (!("tcp" in max) || !("udp" in max)) exit
+			printf "- The RFC'"'"'s world (%d namespaces on shared tables, 5 sockets destroyed):\n", m
+			printf "  the setns loop takes %.1fx the time of the whole-host walk at %d TCP sockets\n",
+				w["tcp" SUBSEP "setns"] / w["tcp" SUBSEP "global"], max["tcp"]
+			printf "  and %.1fx at %d UDP sockets; the chained walk %.1fx and %.1fx.\n",
+				w["udp" SUBSEP "setns"] / w["udp" SUBSEP "global"], max["udp"],
+				w["tcp" SUBSEP "chained"] / w["tcp" SUBSEP "global"],
+				w["udp" SUBSEP "chained"] / w["udp" SUBSEP "global"]
+		}' "$sc"
+	fi
+	if [ -s "$m" ]; then
+		awk -F, "$HDR"'
+		{ kb[$h["tables"]] = $h["kb_per_netns"]
+		  if ($h["tables"] == "child") { e = $h["ehash_entries"]; u = $h["udp_hash_entries"] } }
+		END { if ("child" in kb && "shared" in kb)
+			printf "- Child tables of %d TCP and %d UDP entries cost %.1f kB per namespace.\n",
+				e, u, kb["child"] - kb["shared"] }' "$m"
+	fi
 }
 
 {
