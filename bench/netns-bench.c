@@ -228,6 +228,30 @@ static void udp_connect_one(struct pod *p, int i)
 	p->ucfd[i] = client_of(SOCK_DGRAM, backend_of(p - pods, i));
 }
 
+/*
+ * Child tables of @ehash and @udp_hash entries for the namespaces created
+ * from now on; 0 and 0: the shared tables.
+ */
+static void set_child_tables(int ehash, int udp_hash)
+{
+	write_sysctl("/proc/sys/net/ipv4/tcp_child_ehash_entries", ehash);
+	write_sysctl("/proc/sys/net/ipv4/udp_child_hash_entries", udp_hash);
+}
+
+/* Enter a new namespace with its loopback up; its fd. */
+static int enter_new_netns(void)
+{
+	int fd;
+
+	if (unshare(CLONE_NEWNET))
+		die("unshare");
+	fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die("open /proc/self/ns/net");
+	lo_up();
+	return fd;
+}
+
 /* Pod @i's share of @total, spread over @m pods as evenly as it goes. */
 static int share(long total, int m, int i)
 {
@@ -251,17 +275,13 @@ static void build_world(int m, long nconn, long nudp, bool child)
 	nlisten = empty_world ? 0 : !scale_world ? NBACKENDS : nconn ? 2 : 0;
 	nubound = empty_world || scale_world ? 0 : NBACKENDS;
 
-	write_sysctl("/proc/sys/net/ipv4/tcp_child_ehash_entries", child ? child_ehash : 0);
-	write_sysctl("/proc/sys/net/ipv4/udp_child_hash_entries", child ? child_udp_hash : 0);
+	set_child_tables(child ? child_ehash : 0, child ? child_udp_hash : 0);
 	pods = calloc(m, sizeof(*pods));
 	npods = m;
 	for (i = 0; i < m; i++) {
 		struct pod *p = &pods[i];
 
-		if (unshare(CLONE_NEWNET))
-			die("unshare");
-		p->nsfd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-		lo_up();
+		p->nsfd = enter_new_netns();
 		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 		for (j = 0; j < NBACKENDS; j++) {
 			p->lfd[j] = p->ufd[j] = -1;
@@ -294,8 +314,7 @@ static void build_world(int m, long nconn, long nudp, bool child)
 		if (setns(self_ns, CLONE_NEWNET))
 			die("setns back");
 	}
-	write_sysctl("/proc/sys/net/ipv4/tcp_child_ehash_entries", 0);
-	write_sysctl("/proc/sys/net/ipv4/udp_child_hash_entries", 0);
+	set_child_tables(0, 0);
 }
 
 static void free_world(void)
@@ -945,22 +964,15 @@ static int *hold_namespaces(int m, int ehash, int udp_hash, struct mem *d)
 
 	if (!fds)
 		die("calloc");
-	write_sysctl("/proc/sys/net/ipv4/tcp_child_ehash_entries", ehash);
-	write_sysctl("/proc/sys/net/ipv4/udp_child_hash_entries", udp_hash);
+	set_child_tables(ehash, udp_hash);
 	mem_now(&m0);
 	for (i = 0; i < m; i++) {
-		if (unshare(CLONE_NEWNET))
-			die("unshare");
-		fds[i] = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-		if (fds[i] < 0)
-			die("open /proc/self/ns/net");
-		lo_up();
+		fds[i] = enter_new_netns();
 		if (setns(self_ns, CLONE_NEWNET))
 			die("setns back");
 	}
 	mem_now(&m1);
-	write_sysctl("/proc/sys/net/ipv4/tcp_child_ehash_entries", 0);
-	write_sysctl("/proc/sys/net/ipv4/udp_child_hash_entries", 0);
+	set_child_tables(0, 0);
 	d->free = m0.free - m1.free;
 	d->slab = m1.slab - m0.slab;
 	d->vmalloc = m1.vmalloc - m0.vmalloc;
@@ -1140,20 +1152,27 @@ static void run_scale(const long *ns, int nn, int reps, const char *out,
 	fclose(csv);
 }
 
-/* "N1,N2,...": the counts into @v (at most @max), each 1 or more; or -1. */
-static int parse_counts(const char *arg, long *v, int max)
+/*
+ * "N1,N2,..." of option --@opt: the counts into @v (at most MAX_LIST),
+ * each 1 or more; or -1 once the error is said.
+ */
+static int parse_counts(const char *opt, const char *what, const char *arg,
+			long *v)
 {
 	const char *p = arg;
 	char *end;
 	int n = 0;
 
 	do {
-		if (n == max)
-			return -1;
 		errno = 0;
-		v[n] = strtol(p, &end, 10);
-		if (errno || end == p || v[n] < 1 || (*end && *end != ','))
+		if (n < MAX_LIST)
+			v[n] = strtol(p, &end, 10);
+		if (n == MAX_LIST || errno || end == p || v[n] < 1 ||
+		    (*end && *end != ',')) {
+			fprintf(stderr, "netns-bench: --%s takes up to %d %s counts of 1 or more, separated by commas\n",
+				opt, MAX_LIST, what);
 			return -1;
+		}
 		n++;
 		p = end + 1;
 	} while (*end);
@@ -1225,19 +1244,13 @@ int main(int argc, char **argv)
 				return 2;
 			}
 		} else if (c == 'f') {
-			n_fixed = parse_counts(optarg, fixed_m, MAX_LIST);
-			if (n_fixed < 0) {
-				fprintf(stderr, "netns-bench: --fixed takes up to %d namespace counts of 1 or more, separated by commas\n",
-					MAX_LIST);
+			n_fixed = parse_counts("fixed", "namespace", optarg, fixed_m);
+			if (n_fixed < 0)
 				return 2;
-			}
 		} else if (c == 'S') {
-			n_scale = parse_counts(optarg, scale_n, MAX_LIST);
-			if (n_scale < 0) {
-				fprintf(stderr, "netns-bench: --scale takes up to %d socket counts of 1 or more, separated by commas\n",
-					MAX_LIST);
+			n_scale = parse_counts("scale", "socket", optarg, scale_n);
+			if (n_scale < 0)
 				return 2;
-			}
 		} else if (c == 'o') {
 			out = optarg;
 		} else if (c == 't' && !strcmp(optarg, "shared")) {

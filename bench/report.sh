@@ -356,11 +356,17 @@ counters() {
 	}' "$csv"
 }
 
+# pick NAME: RESULTS/NAME if this run wrote it, else the committed
+# DOCS/bench/NAME (a run of one make target keeps the others' results).
+pick() {
+	if [ -s "$res/$1" ]; then echo "$res/$1"; else echo "$docs/bench/$1"; fi
+}
+
 # empty_section: the empty world's cost per bucket (netns-bench --empty),
 # with the profile of the TCP walk when it was recorded.
 empty_section() {
-	local e=$res/empty.csv
-	[ -s "$e" ] || e=$docs/bench/empty.csv
+	local e
+	e=$(pick empty.csv)
 	[ -s "$e" ] || return 0
 	echo "## Empty world: what one hash bucket costs each design"
 	echo
@@ -411,9 +417,8 @@ empty_section() {
 # fixed_section: what a namespace costs each design and in memory
 # (netns-bench --fixed), when it was measured.
 fixed_section() {
-	local f=$res/fixed.csv m=$res/memory.csv
-	[ -s "$f" ] || f=$docs/bench/fixed.csv
-	[ -s "$m" ] || m=$docs/bench/memory.csv
+	local f m
+	f=$(pick fixed.csv) m=$(pick memory.csv)
 	[ -s "$f" ] || [ -s "$m" ] || return 0
 	echo "## What a namespace costs"
 	echo
@@ -475,9 +480,8 @@ fixed_section() {
 # scale_section: the RFC's table (netns-bench --scale, make bench-scale)
 # beside the RFC's own numbers (docs/bench/rfc.csv, quoted from the RFC).
 scale_section() {
-	local sc=$res/scale.csv rfc=$res/rfc.csv
-	[ -s "$sc" ] || sc=$docs/bench/scale.csv
-	[ -s "$rfc" ] || rfc=$docs/bench/rfc.csv
+	local sc rfc
+	sc=$(pick scale.csv) rfc=$(pick rfc.csv)
 	[ -s "$sc" ] || return 0
 	echo "## The RFC's table, reproduced"
 	echo
@@ -587,9 +591,8 @@ headline() {
 			printf "  (%d on shared tables, %d on child tables).\n", slowt[p SUBSEP "shared"], slowt[p SUBSEP "child"]
 		}
 	}' reps="$(awk -F, "$HDR"' { print $h["reps"]; exit }' "$all")" "$all"
-	local f=$res/fixed.csv m=$res/memory.csv
-	[ -s "$f" ] || f=$docs/bench/fixed.csv
-	[ -s "$m" ] || m=$docs/bench/memory.csv
+	local f m sc
+	f=$(pick fixed.csv) m=$(pick memory.csv) sc=$(pick scale.csv)
 	if [ -s "$f" ]; then
 		awk -F, "$HDR"'
 		{ k = $h["proto"] SUBSEP $h["design"]
@@ -602,8 +605,6 @@ headline() {
 				us("tcp", "setns"), us("udp", "setns"), us("tcp", "chained"), us("udp", "chained")
 		}' "$f"
 	fi
-	local sc=$res/scale.csv
-	[ -s "$sc" ] || sc=$docs/bench/scale.csv
 	if [ -s "$sc" ]; then
 		awk -F, "$HDR"'
 		$h["tables"] == "shared" && $h["n"] + 0 >= max[$h["proto"]] {
