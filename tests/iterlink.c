@@ -4,8 +4,8 @@
  * union bpf_iter_link_info.sock, or the chained iter.s/netns link, report
  * what the kernel says, and read it.
  *
- *   iterlink tcp|udp [--fd PATH] [--cookie N] [--all] [--flags N]
- *                    [--dump] [--bufsize N] [--fail-nth N]
+ *   iterlink tcp|udp [--fd PATH]... [--setns PATH]... [--cookie N] [--all]
+ *                    [--flags N] [--dump] [--bufsize N] [--fail-nth N]
  *   iterlink netns [--dump] [--bufsize N] [--fail-nth N]
  *
  * Prints "link netns_cookie=N flags=N" and the link's fdinfo lines from
@@ -15,6 +15,12 @@
  * "cut short=T walk_err=E" (the socket walks that ended early, and the
  * last one's error), then "read ok sockets=N" (N = sockets the reap
  * program saw), or "error STAGE ERRNO-NAME" and exits 1.
+ *
+ * --fd and --setns may be repeated: the program is loaded once and each
+ * namespace gets a link of its own (--fd PATH, the netns argument) or is
+ * entered with setns() before a link without the argument is read (--setns
+ * PATH, the walk as in 7.3), in turn; the sockets count is their sum.  One
+ * process for many namespaces keeps the suite's time off program loads.
  *
  * --fail-nth N makes the Nth fault-injection point this thread passes from
  * the link's creation on fail (/proc/thread-self/fail-nth: every
@@ -28,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <unistd.h>
 #include <sys/mman.h>
 #include <linux/bpf.h>
@@ -36,6 +43,8 @@
 
 #include "reap.h"
 #include "reap.skel.h"
+
+#define MAX_NETNS 256
 
 static const char *errname(int e)
 {
@@ -63,33 +72,91 @@ static bool fault_injected(int fd)
 	return !strcmp(v, "0") || !strcmp(v, "0\n");
 }
 
+/*
+ * Attach @prog with @aopts, print what the link reports if @report, and
+ * copy the walk to stdout, read @bufsize bytes at a time.
+ */
+static int walk(struct bpf_program *prog, struct bpf_iter_attach_opts *aopts,
+		bool report, size_t bufsize)
+{
+	struct bpf_link_info info = {};
+	__u32 info_len = sizeof(info);
+	struct bpf_link *link;
+	char buf[256], path[64];
+	int iter = -1, ret = 1;
+	ssize_t n;
+	FILE *f;
+
+	link = bpf_program__attach_iter(prog, aopts);
+	if (!link)
+		return fail("attach", errno);
+	if (report) {
+		if (bpf_link_get_info_by_fd(bpf_link__fd(link), &info, &info_len)) {
+			ret = fail("info", errno);
+			goto out;
+		}
+		printf("link netns_cookie=%llu flags=%u\n",
+		       (unsigned long long)info.iter.sock.netns_cookie,
+		       info.iter.sock.flags);
+		snprintf(path, sizeof(path), "/proc/self/fdinfo/%d",
+			 bpf_link__fd(link));
+		f = fopen(path, "r");
+		while (f && fgets(buf, sizeof(buf), f)) {
+			if (!strncmp(buf, "netns", 5))
+				printf("fdinfo %s", buf);
+		}
+		if (f)
+			fclose(f);
+	}
+	iter = bpf_iter_create(bpf_link__fd(link));
+	if (iter < 0) {
+		ret = fail("create", errno);
+		goto out;
+	}
+	while ((n = read(iter, buf, bufsize)) > 0 || (n < 0 && errno == EAGAIN))
+		if (n > 0)
+			fwrite(buf, 1, n, stdout);
+	if (n < 0) {
+		ret = fail("read", errno);
+		goto out;
+	}
+	ret = 0;
+out:
+	if (iter >= 0)
+		close(iter);
+	bpf_link__destroy(link);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	union bpf_iter_link_info linfo = {};
 	LIBBPF_OPTS(bpf_iter_attach_opts, aopts);
-	struct bpf_link_info info = {};
-	__u32 info_len = sizeof(info);
+	const char *ns_path[MAX_NETNS];
+	bool ns_enter[MAX_NETNS];
 	struct reap_bpf *skel = NULL;
-	struct bpf_link *link = NULL;
-	int nsfd = -1, iter = -1, nth_fd = -1, ret = 1, i;
+	struct bpf_program *prog;
+	int nsfd = -1, nth_fd = -1, ret = 1, n_ns = 0, i;
 	const char *fail_nth = NULL;
 	bool chained, dump = false;
 	size_t bufsize = 256;
-	char buf[256], path[64];
-	FILE *f;
 
 	if (argc < 2 || (strcmp(argv[1], "tcp") && strcmp(argv[1], "udp") &&
 			 strcmp(argv[1], "netns"))) {
-		fprintf(stderr, "usage: iterlink tcp|udp|netns [--fd PATH] [--cookie N] [--all] [--flags N] [--dump] [--bufsize N]\n");
+		fprintf(stderr, "usage: iterlink tcp|udp|netns [--fd PATH]... [--setns PATH]... [--cookie N] [--all] [--flags N] [--dump] [--bufsize N] [--fail-nth N]\n");
 		return 2;
 	}
 	chained = !strcmp(argv[1], "netns");
 	for (i = 2; i < argc; i++) {
-		if (!strcmp(argv[i], "--fd") && i + 1 < argc) {
-			nsfd = open(argv[++i], O_RDONLY | O_CLOEXEC);
-			if (nsfd < 0)
-				return fail("open", errno);
-			linfo.sock.netns_fd = nsfd;
+		if ((!strcmp(argv[i], "--fd") || !strcmp(argv[i], "--setns")) &&
+		    i + 1 < argc) {
+			if (n_ns == MAX_NETNS) {
+				fprintf(stderr, "iterlink: at most %d namespaces\n",
+					MAX_NETNS);
+				return 2;
+			}
+			ns_enter[n_ns] = !strcmp(argv[i], "--setns");
+			ns_path[n_ns++] = argv[++i];
 		} else if (!strcmp(argv[i], "--cookie") && i + 1 < argc) {
 			linfo.sock.netns_cookie = strtoull(argv[++i], NULL, 0);
 		} else if (!strcmp(argv[i], "--all")) {
@@ -102,15 +169,18 @@ int main(int argc, char **argv)
 			dump = true;
 		} else if (!strcmp(argv[i], "--bufsize") && i + 1 < argc) {
 			bufsize = strtoul(argv[++i], NULL, 0);
-			if (!bufsize || bufsize > sizeof(buf)) {
-				fprintf(stderr, "iterlink: --bufsize takes 1 to %zu\n",
-					sizeof(buf));
+			if (!bufsize || bufsize > 256) {
+				fprintf(stderr, "iterlink: --bufsize takes 1 to 256\n");
 				return 2;
 			}
 		} else {
 			fprintf(stderr, "iterlink: unknown argument '%s'\n", argv[i]);
 			return 2;
 		}
+	}
+	if (chained && n_ns) {
+		fprintf(stderr, "iterlink: --fd and --setns are for tcp and udp\n");
+		return 2;
 	}
 	libbpf_set_print(NULL);
 	if (!chained) {
@@ -131,6 +201,9 @@ int main(int argc, char **argv)
 		ret = fail("load", errno);
 		goto out;
 	}
+	prog = chained ? skel->progs.reap_chained :
+	       strcmp(argv[1], "tcp") ? skel->progs.reap_udp :
+	       skel->progs.reap_tcp;
 	if (fail_nth) {
 		/*
 		 * Every page in, now and from here on: a page fault of the
@@ -146,43 +219,24 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	link = bpf_program__attach_iter(chained ? skel->progs.reap_chained :
-					strcmp(argv[1], "tcp") ?
-					skel->progs.reap_udp :
-					skel->progs.reap_tcp, &aopts);
-	if (!link) {
-		ret = fail("attach", errno);
-		goto out;
-	}
-	if (chained || fail_nth)
-		goto read;
-	if (bpf_link_get_info_by_fd(bpf_link__fd(link), &info, &info_len)) {
-		ret = fail("info", errno);
-		goto out;
-	}
-	printf("link netns_cookie=%llu flags=%u\n",
-	       (unsigned long long)info.iter.sock.netns_cookie,
-	       info.iter.sock.flags);
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", bpf_link__fd(link));
-	f = fopen(path, "r");
-	while (f && fgets(buf, sizeof(buf), f)) {
-		if (!strncmp(buf, "netns", 5))
-			printf("fdinfo %s", buf);
-	}
-	if (f)
-		fclose(f);
-read:
-	iter = bpf_iter_create(bpf_link__fd(link));
-	if (iter < 0) {
-		ret = fail("create", errno);
-		goto out;
-	}
-	while ((i = read(iter, buf, bufsize)) > 0 || (i < 0 && errno == EAGAIN))
-		if (i > 0)
-			fwrite(buf, 1, i, stdout);
-	if (i < 0) {
-		ret = fail("read", errno);
-		goto out;
+	for (i = 0; i < (n_ns ?: 1); i++) {
+		if (n_ns) {
+			nsfd = open(ns_path[i], O_RDONLY | O_CLOEXEC);
+			if (nsfd < 0) {
+				ret = fail("open", errno);
+				goto out;
+			}
+			if (ns_enter[i] && setns(nsfd, CLONE_NEWNET)) {
+				ret = fail("setns", errno);
+				goto out;
+			}
+			linfo.sock.netns_fd = ns_enter[i] ? 0 : nsfd;
+		}
+		if (walk(prog, &aopts, !chained && !fail_nth, bufsize))
+			goto out;
+		if (nsfd >= 0)
+			close(nsfd);
+		nsfd = -1;
 	}
 	if (chained) {
 		printf("walked netns=%llu\n", (unsigned long long)skel->bss->counts.netns);
@@ -197,9 +251,6 @@ out:
 		printf("fault %s\n", fault_injected(nth_fd) ? "injected" : "not reached");
 		close(nth_fd);
 	}
-	if (iter >= 0)
-		close(iter);
-	bpf_link__destroy(link);
 	reap_bpf__destroy(skel);
 	if (nsfd >= 0)
 		close(nsfd);

@@ -27,14 +27,27 @@ teardown_file() {
 	return 0
 }
 
-# ss_cookies: "NETNS COOKIE" for every TCP and UDP socket ss reports.
+# ss_cookies: "NETNS COOKIE" for every TCP and UDP socket ss reports in
+# the namespaces of NS_LIST.
 ss_cookies() {
-	local ns
-	for ns in $NS_LIST; do
-		ip netns exec "$ns" ss -tuanHe |
-			sed -n "s/.* sk:\([0-9a-f]*\).*/\1/p" |
-			while read -r c; do echo "/run/netns/$ns $((16#$c))"; done
-	done | sort
+	ss_each -tuanHe | awk 'match($0, / sk:[0-9a-f]+/) {
+			print "/run/netns/" $1, substr($0, RSTART + 4, RLENGTH - 4) }' |
+		while read -r ns c; do echo "$ns $((16#$c))"; done | sort
+}
+
+# each_mode_like_ss WHAT CMD: CMD MODE prints "NETNS COOKIE" pairs; in every
+# mode they are the sockets ss sees, each once.  One ss snapshot closes
+# one mode and opens the next.
+each_mode_like_ss() {
+	local what=$1 cmd=$2 before after m got
+	before=$(ss_cookies)
+	[ "$(wc -l <<< "$before")" -ge $((32 * 10)) ] || fail "world too small: $before"
+	for m in $MODES; do
+		got=$("$cmd" "$m")
+		after=$(ss_cookies)
+		same_sockets "$m$what" "$before" "$got" "$after"
+		before=$after
+	done
 }
 
 # mode_cookies MODE: the same pairs, from netns-reap in MODE.
@@ -53,13 +66,7 @@ mode_cookies() {
 }
 
 @test "every mode sees exactly the sockets ss sees, each once" {
-	local before m got
-	for m in $MODES; do
-		before=$(ss_cookies)
-		[ "$(wc -l <<< "$before")" -ge $((32 * 10)) ] || fail "world too small: $before"
-		got=$(mode_cookies "$m")
-		same_sockets "$m" "$before" "$got" "$(ss_cookies)"
-	done
+	each_mode_like_ss "" mode_cookies
 }
 
 @test "the walks cover listening, established, TIME_WAIT, request and UDP sockets, v4 and v6" {
@@ -90,23 +97,19 @@ mode_cookies() {
 # the iterator one byte at a time, so every socket (every namespace, in
 # the chained walk) is a separate read that stops and resumes the walk.
 dump_cookies() {
-	local m=$1 ns names
+	local m=$1 ns names opt args=()
 	names=$("$REAP" -j netns | jq -r '.netns[] | select(.names[0] != null) |
 		select(.names[0] | test("^/run/netns/nsk-")) | "\(.cookie) \(.names[0])"')
 	case $m in
 	chained) "$ITERLINK" netns --dump --bufsize 1 ;;
 	global) "$ITERLINK" tcp --all --dump --bufsize 1
 		"$ITERLINK" udp --all --dump --bufsize 1 ;;
-	netns-arg)
-		for ns in $NS_LIST; do
-			"$ITERLINK" tcp --fd "/run/netns/$ns" --dump --bufsize 1
-			"$ITERLINK" udp --fd "/run/netns/$ns" --dump --bufsize 1
-		done ;;
-	setns)
-		for ns in $NS_LIST; do
-			ip netns exec "$ns" "$ITERLINK" tcp --dump --bufsize 1
-			ip netns exec "$ns" "$ITERLINK" udp --dump --bufsize 1
-		done ;;
+	netns-arg|setns)
+		opt=--fd
+		[ "$m" = setns ] && opt=--setns
+		for ns in $NS_LIST; do args+=("$opt" "/run/netns/$ns"); done
+		"$ITERLINK" tcp "${args[@]}" --dump --bufsize 1
+		"$ITERLINK" udp "${args[@]}" --dump --bufsize 1 ;;
 	esac | awk -v names="$names" '
 		BEGIN { n = split(names, l, "\n")
 			for (i = 1; i <= n; i++) { split(l[i], f, " "); name[f[1]] = f[2] } }
@@ -133,12 +136,7 @@ dump_cookies() {
 }
 
 @test "read one byte at a time, every mode dumps exactly what ss sees, each once" {
-	local before m got
-	for m in $MODES; do
-		before=$(ss_cookies)
-		got=$(dump_cookies "$m")
-		same_sockets "$m dump" "$before" "$got" "$(ss_cookies)"
-	done
+	each_mode_like_ss " dump" dump_cookies
 }
 
 # ss_to_x: the sockets ss shows connected to backend X, in every namespace.

@@ -120,10 +120,7 @@ listing() {
 
 # tw_to_x: how many TIME_WAIT sockets to port 8080 ss shows.
 tw_to_x() {
-	local ns
-	for ns in $NS_LIST; do
-		ip netns exec "$ns" ss -tanH state time-wait dport = :8080
-	done | grep -c . || true
+	ss_each -tanH state time-wait dport = :8080 | grep -c . || true
 }
 
 @test "prefixes, ports, proto, state and netns filters combine with AND" {

@@ -63,12 +63,18 @@ netns_cookie_of_self() {
 		'.netns[] | select(.inode == $i) | .cookie'
 }
 
+# ss_each ARGS...: "NETNS LINE" for every line ss ARGS prints in each
+# namespace of $NS_LIST, from one ip process for them all.
+ss_each() {
+	ip -all netns exec ss "$@" | awk -v want=" $NS_LIST " '
+		/^netns: / { ns = $2; keep = index(want, " " ns " "); next }
+		keep && NF { print ns, $0 }'
+}
+
 # ss_peers REGEX: the non-TIME_WAIT sockets ss shows, in every namespace of
 # $NS_LIST, whose peer address matches REGEX.
 ss_peers() {
-	local ns
-	for ns in $NS_LIST; do ip netns exec "$ns" ss -tuanH; done |
-		awk -v re="$1" '$2 != "TIME-WAIT" && $6 ~ re'
+	ss_each -tuanH | awk -v re="$1" '$3 != "TIME-WAIT" && $7 ~ re'
 }
 
 # make_time_wait NETNS: a fresh TIME_WAIT socket in NETNS, for 60 s.
