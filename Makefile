@@ -12,6 +12,8 @@
 #   make patches-check  apply the series one patch at a time and build it
 #   make upstream-check  upstream's verifier and iterator tests, patched
 #                  kernel against the unpatched one (make check runs it)
+#   make upstream-baseline  run them on the unpatched kernel and commit its
+#                  results (tests/upstream-baseline) for upstream-check
 #   make kernel    only (re)build the patched kernel
 #   make help      everything else
 #
@@ -237,9 +239,9 @@ DEMO_PODS ?= 50
 demo: all
 	$(TOP)/tests/vm/run -- env DEMO_PODS=$(DEMO_PODS) $(TOP)/scripts/demo.sh
 
-# The unpatched kernel for tests/upstream-compare once the .config exists.
+# tests/upstream-compare builds the unpatched kernel only when the
+# committed baseline does not apply (tests/upstream.mk).
 check: all patches-check
-	@$(MAKE) --no-print-directory pristine-kernel
 	@$(TOP)/tests/run-all
 
 # The upstream series: git format-patch against the pristine tree, one

@@ -118,3 +118,48 @@ EOF
 	assert_failure
 	assert_output --partial "unknown argument '--bogus'"
 }
+
+# fake_build: a build directory (NETNS_ITER_BUILD) with what the baseline's
+# key hashes, and no unpatched run in DIR.
+fake_build() {
+	mkdir -p "$dir/build/kbuild" "$dir/build/selftests"
+	echo "CONFIG_NET_NS=y" > "$dir/build/kbuild/.config"
+	echo "verifier_and" > "$dir/build/selftests/upstream-tests"
+	touch "$dir/build/selftests/.clang-clang-19"
+	export NETNS_ITER_BUILD=$dir/build
+}
+
+@test "the committed baseline stands in for the unpatched run while its key matches" {
+	local key
+	unpatched
+	cp "$dir/unpatched.log" "$dir/patched.log"
+	echo 0 > "$dir/patched.status"
+	run "$TOP/tests/upstream-compare" -c -o "$dir"
+	assert_success
+	{ echo "# made up"; echo "# key 0000000000000000"; cat "$dir/unpatched.results"; } > "$dir/baseline"
+	rm -f "$dir"/unpatched.*
+	fake_build
+	# A key that is not the tree's: the baseline does not apply.
+	run "$TOP/tests/upstream-compare" -c -o "$dir" -b "$dir/baseline"
+	assert_failure
+	assert_output --regexp "the baseline's key is 0000000000000000, the tree's [0-9a-f]{16}: its results do not apply"
+	assert_output --partial "no unpatched run in $dir and no baseline that applies"
+	key=$(sed -n "s/.*the tree's \([0-9a-f]*\):.*/\1/p" <<< "$output")
+	sed -i "s/^# key .*/# key $key/" "$dir/baseline"
+	run "$TOP/tests/upstream-compare" -c -o "$dir" -b "$dir/baseline"
+	assert_success
+	assert_line "ok 1 - upstream tests on the unpatched kernel: 5 subtests run, 3 passed, 1 failed, 1 skipped (baseline $key)"
+	assert_line "ok 3 - no upstream subtest that passes on the unpatched kernel fails on the patched one"
+	# The baseline's results are compared: a subtest OK there and failed
+	# on the patched kernel is a regression.
+	sed -i 's/^#2\/1 .*/#2\/1     iters\/num:FAIL/' "$dir/patched.log"
+	run "$TOP/tests/upstream-compare" -c -o "$dir" -b "$dir/baseline"
+	assert_failure
+	assert_line "# regression: iters/num: FAIL"
+	# Another .config is another key.
+	rm -f "$dir"/unpatched.*
+	echo "CONFIG_NET_NS=n" > "$dir/build/kbuild/.config"
+	run "$TOP/tests/upstream-compare" -c -o "$dir" -b "$dir/baseline"
+	assert_failure
+	assert_output --partial "the baseline's key is $key, the tree's"
+}
