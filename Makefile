@@ -52,8 +52,16 @@ KASAN_FRAGMENTS := $(FRAGMENTS) $(TOP)/tests/vm/kasan.config
 BENCH_FRAGMENTS := $(TOP)/Kconfig.fragment $(TOP)/tests/vm/vm.config \
 		   $(TOP)/tests/vm/bench.config
 
+# Kernel builds compile through ccache (scripts/packages.txt), with its
+# cache beside the kernel tarball's: the same object built again, in this
+# or any other clone's build directory, is a hit.  A clean clone on a
+# machine that built the kernel before builds it in minutes, not 18.
+CACHE := $(or $(NETNS_ITER_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/netns-iter)
+KENV := PATH=/usr/lib/ccache:$$PATH CCACHE_DIR=$(CACHE)/ccache CCACHE_BASEDIR=$(BUILD) \
+	CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=12G
+
 # $(call kmake,O) runs kbuild with its objects in O.
-kmake = $(MAKE) -C $(SRC) O=$(1) ARCH=x86_64 -j$(JOBS)
+kmake = $(KENV) $(MAKE) -C $(SRC) O=$(1) ARCH=x86_64 -j$(JOBS)
 KMAKE := $(call kmake,$(KBUILD))
 
 # $(call kconfig,O,FRAGMENTS...): tinyconfig plus the fragments in O, or fail
@@ -253,7 +261,7 @@ patches: tree
 # Each patch applied in turn to a worktree of the pristine tree, the
 # objects it touches compiled, the whole kernel built at the end.
 patches-check: patches config
-	@$(TOP)/scripts/patches-check.sh $(SRC) $(PATCHES) $(BUILD)/patches-check $(KBUILD)/.config
+	@$(KENV) $(TOP)/scripts/patches-check.sh $(SRC) $(PATCHES) $(BUILD)/patches-check $(KBUILD)/.config
 
 # The full matrix in the guest, then CSV, plots and docs/BENCHMARKS.md.
 RESULTS ?= $(TOP)/results

@@ -15,6 +15,12 @@
 # object the series touches is compiled for ARCH=i386 as well.  Last, the
 # series is applied without each design of kernel/series/designs, and what
 # the rest touches is built.
+#
+# A series that passed is remembered in the cache beside the kernel
+# tarball's (NETNS_ITER_CACHE, default ~/.cache/netns-iter), under
+# patches-check/KEY, where KEY hashes this script, the patches (less their
+# commit ids and dates), CONFIG, kernel/series/designs, the pristine source
+# and the compiler: the same check of the same inputs is not run twice.
 set -euo pipefail
 
 tree=${1:?usage: patches-check.sh TREE PATCHES WORK CONFIG}
@@ -28,6 +34,22 @@ ls "$patches"/0*.patch >/dev/null 2>&1 || die "no patches in $patches; run 'make
 [ -f "$config" ] || die "no kernel config at $config; run 'make config' first"
 mkdir -p "$work"
 tree=$(cd "$tree" && pwd) patches=$(cd "$patches" && pwd) work=$(cd "$work" && pwd)
+top=$(cd "$(dirname "$0")/.." && pwd)
+cache=${NETNS_ITER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/netns-iter}
+key=$({
+	echo "patches-check 1"
+	cat "$0" "$config" "$top/kernel/series/designs"
+	git -C "$tree" rev-parse -q --verify 'refs/tags/pristine^{tree}' || true
+	gcc --version | head -n 1
+	for p in "$patches"/0*.patch; do
+		grep -Ev '^(From [0-9a-f]{40} |Date: )' "$p"
+	done
+} | sha256sum | cut -c1-16)
+stamp=$cache/patches-check/$key
+if [ -f "$stamp" ]; then
+	echo "  the series passed this check on $(cat "$stamp") with the same patches, .config and compiler ($stamp)"
+	exit 0
+fi
 wt=$work/src kbuild=$work/kbuild
 git=(git -C "$wt" -c user.name=netns-iter -c user.email=netns-iter@localhost -c gc.auto=0)
 
@@ -135,7 +157,6 @@ echo "  i386: ${objs[*]}"
 
 # Either design left out (kernel/series/designs): the rest of the series
 # applies, and its kernel objects and bpftool build.
-top=$(cd "$(dirname "$0")/.." && pwd)
 while read -r design nums; do
 	case "$design" in ''|'#'*) continue ;; esac
 	"${git[@]}" checkout -q -f --detach pristine
@@ -161,3 +182,5 @@ while read -r design nums; do
 	fi
 	echo "  without $design (patches $nums): ${objs[*]}$([ $bpftool = 1 ] && echo " bpftool")"
 done < "$top/kernel/series/designs"
+mkdir -p "$cache/patches-check"
+date -u '+%Y-%m-%d %H:%M UTC' > "$stamp"

@@ -22,7 +22,7 @@
 # top-level Makefile.
 
 PRISTINE := $(BUILD)/pristine
-PRISTINE_KERNEL := JOBS=$(JOBS) $(TOP)/scripts/pristine-kernel.sh $(SRC) $(KBUILD)/.config $(PRISTINE)
+PRISTINE_KERNEL := $(KENV) JOBS=$(JOBS) $(TOP)/scripts/pristine-kernel.sh $(SRC) $(KBUILD)/.config $(PRISTINE)
 
 .PHONY: pristine-kernel upstream-check upstream-baseline
 
