@@ -156,6 +156,12 @@ fake_build() {
 	run "$TOP/tests/upstream-compare" -c -o "$dir" -b "$dir/baseline"
 	assert_failure
 	assert_line "# regression: iters/num: FAIL"
+	# A baseline with no passing subtest is no baseline.
+	sed -i 's/\tOK$/\tFAIL/' "$dir/baseline"
+	rm -f "$dir"/unpatched.*
+	run "$TOP/tests/upstream-compare" -c -o "$dir" -b "$dir/baseline"
+	assert_failure
+	assert_output --partial "has no passing subtest"
 	# Another .config is another key.
 	rm -f "$dir"/unpatched.*
 	echo "CONFIG_NET_NS=n" > "$dir/build/kbuild/.config"
