@@ -18,9 +18,10 @@
 #
 # A series that passed is remembered in the cache beside the kernel
 # tarball's (NETNS_ITER_CACHE, default ~/.cache/netns-iter), under
-# patches-check/KEY, where KEY hashes this script, the patches (less their
-# commit ids and dates), CONFIG, kernel/series/designs, the pristine source
-# and the compiler: the same check of the same inputs is not run twice.
+# patches-check/KEY, where KEY hashes this script, CONFIG,
+# kernel/series/designs, the pristine source, the series' commits (each
+# one's tree) and patches (each one's patch-id), gcc's and clang's versions
+# and docutils': the same check of the same inputs is not run twice.
 set -euo pipefail
 
 tree=${1:?usage: patches-check.sh TREE PATCHES WORK CONFIG}
@@ -28,6 +29,10 @@ patches=${2:?usage: patches-check.sh TREE PATCHES WORK CONFIG}
 work=${3:?usage: patches-check.sh TREE PATCHES WORK CONFIG}
 config=${4:?usage: patches-check.sh TREE PATCHES WORK CONFIG}
 jobs=${JOBS:-$(nproc)}
+# Compile through ccache when the Makefile set it up (CCACHE_DIR).
+if [ -n "${CCACHE_DIR:-}" ] && [ -d /usr/lib/ccache ]; then
+	PATH=/usr/lib/ccache:$PATH
+fi
 die() { echo "Error: $*" >&2; exit 1; }
 
 ls "$patches"/0*.patch >/dev/null 2>&1 || die "no patches in $patches; run 'make patches' first"
@@ -37,14 +42,15 @@ tree=$(cd "$tree" && pwd) patches=$(cd "$patches" && pwd) work=$(cd "$work" && p
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${NETNS_ITER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/netns-iter}
 key=$({
-	echo "patches-check 1"
+	echo "patches-check 2"
 	cat "$0" "$config" "$top/kernel/series/designs"
 	git -C "$tree" rev-parse -q --verify 'refs/tags/pristine^{tree}' || true
+	git -C "$tree" log --format='%T %s' pristine..netns-iter-series
+	for p in "$patches"/0*.patch; do git -C "$tree" patch-id --stable < "$p" | cut -d" " -f1; done
 	gcc --version | head -n 1
-	for p in "$patches"/0*.patch; do
-		grep -Ev '^(From [0-9a-f]{40} |Date: )' "$p"
-	done
-} | sha256sum | cut -c1-16)
+	"${CLANG:-clang-16}" --version | head -n 1
+	dpkg-query -W python3-docutils 2>/dev/null || true
+} 2>/dev/null | sha256sum | cut -c1-16)
 stamp=$cache/patches-check/$key
 if [ -f "$stamp" ]; then
 	echo "  the series passed this check on $(cat "$stamp") with the same patches, .config and compiler ($stamp)"

@@ -24,6 +24,10 @@ tree=${1:?$usage}
 config=${2:?$usage}
 work=${3:?$usage}
 jobs=${JOBS:-$(nproc)}
+# Compile through ccache when the Makefile set it up (CCACHE_DIR).
+if [ -n "${CCACHE_DIR:-}" ] && [ -d /usr/lib/ccache ]; then
+	PATH=/usr/lib/ccache:$PATH
+fi
 cache=${NETNS_ITER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/netns-iter}
 die() { echo "Error: $*" >&2; exit 1; }
 
