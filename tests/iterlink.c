@@ -29,12 +29,12 @@
  * link's fdinfo is then left out.
  */
 #include <errno.h>
-#include <stdbool.h>
 #include <fcntl.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sched.h>
 #include <unistd.h>
 #include <sys/mman.h>
 #include <linux/bpf.h>
@@ -45,6 +45,7 @@
 #include "reap.skel.h"
 
 #define MAX_NETNS 256
+#define BUF_SIZE 256
 
 static const char *errname(int e)
 {
@@ -82,7 +83,7 @@ static int walk(struct bpf_program *prog, struct bpf_iter_attach_opts *aopts,
 	struct bpf_link_info info = {};
 	__u32 info_len = sizeof(info);
 	struct bpf_link *link;
-	char buf[256], path[64];
+	char buf[BUF_SIZE], path[64];
 	int iter = -1, ret = 1;
 	ssize_t n;
 	FILE *f;
@@ -132,11 +133,11 @@ int main(int argc, char **argv)
 {
 	union bpf_iter_link_info linfo = {};
 	LIBBPF_OPTS(bpf_iter_attach_opts, aopts);
-	const char *ns_path[MAX_NETNS];
+	int ns_fd[MAX_NETNS];
 	bool ns_enter[MAX_NETNS];
 	struct reap_bpf *skel = NULL;
 	struct bpf_program *prog;
-	int nsfd = -1, nth_fd = -1, ret = 1, n_ns = 0, i;
+	int nth_fd = -1, ret = 1, n_ns = 0, i;
 	const char *fail_nth = NULL;
 	bool chained, dump = false;
 	size_t bufsize = 256;
@@ -153,10 +154,17 @@ int main(int argc, char **argv)
 			if (n_ns == MAX_NETNS) {
 				fprintf(stderr, "iterlink: at most %d namespaces\n",
 					MAX_NETNS);
-				return 2;
+				ret = 2;
+				goto out;
 			}
+			/* Opened now: an armed fault is for the links only. */
 			ns_enter[n_ns] = !strcmp(argv[i], "--setns");
-			ns_path[n_ns++] = argv[++i];
+			ns_fd[n_ns] = open(argv[++i], O_RDONLY | O_CLOEXEC);
+			if (ns_fd[n_ns] < 0) {
+				ret = fail("open", errno);
+				goto out;
+			}
+			n_ns++;
 		} else if (!strcmp(argv[i], "--cookie") && i + 1 < argc) {
 			linfo.sock.netns_cookie = strtoull(argv[++i], NULL, 0);
 		} else if (!strcmp(argv[i], "--all")) {
@@ -169,18 +177,27 @@ int main(int argc, char **argv)
 			dump = true;
 		} else if (!strcmp(argv[i], "--bufsize") && i + 1 < argc) {
 			bufsize = strtoul(argv[++i], NULL, 0);
-			if (!bufsize || bufsize > 256) {
-				fprintf(stderr, "iterlink: --bufsize takes 1 to 256\n");
-				return 2;
+			if (!bufsize || bufsize > BUF_SIZE) {
+				fprintf(stderr, "iterlink: --bufsize takes 1 to %d\n",
+					BUF_SIZE);
+				ret = 2;
+				goto out;
 			}
 		} else {
 			fprintf(stderr, "iterlink: unknown argument '%s'\n", argv[i]);
-			return 2;
+			ret = 2;
+			goto out;
 		}
 	}
 	if (chained && n_ns) {
 		fprintf(stderr, "iterlink: --fd and --setns are for tcp and udp\n");
-		return 2;
+		ret = 2;
+		goto out;
+	}
+	if (fail_nth && memchr(ns_enter, true, n_ns)) {
+		fprintf(stderr, "iterlink: --fail-nth would fail setns(), not the walk; use --fd\n");
+		ret = 2;
+		goto out;
 	}
 	libbpf_set_print(NULL);
 	if (!chained) {
@@ -189,8 +206,10 @@ int main(int argc, char **argv)
 	}
 
 	skel = reap_bpf__open();
-	if (!skel)
-		return fail("open", errno);
+	if (!skel) {
+		ret = fail("open", errno);
+		goto out;
+	}
 	bpf_program__set_autoload(skel->progs.reap_chained, chained);
 	bpf_program__set_autoload(skel->progs.reap_tcp, !chained);
 	bpf_program__set_autoload(skel->progs.reap_udp, !chained);
@@ -221,22 +240,14 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < (n_ns ?: 1); i++) {
 		if (n_ns) {
-			nsfd = open(ns_path[i], O_RDONLY | O_CLOEXEC);
-			if (nsfd < 0) {
-				ret = fail("open", errno);
-				goto out;
-			}
-			if (ns_enter[i] && setns(nsfd, CLONE_NEWNET)) {
+			if (ns_enter[i] && setns(ns_fd[i], CLONE_NEWNET)) {
 				ret = fail("setns", errno);
 				goto out;
 			}
-			linfo.sock.netns_fd = ns_enter[i] ? 0 : nsfd;
+			linfo.sock.netns_fd = ns_enter[i] ? 0 : ns_fd[i];
 		}
 		if (walk(prog, &aopts, !chained && !fail_nth, bufsize))
 			goto out;
-		if (nsfd >= 0)
-			close(nsfd);
-		nsfd = -1;
 	}
 	if (chained) {
 		printf("walked netns=%llu\n", (unsigned long long)skel->bss->counts.netns);
@@ -252,7 +263,7 @@ out:
 		close(nth_fd);
 	}
 	reap_bpf__destroy(skel);
-	if (nsfd >= 0)
-		close(nsfd);
+	while (n_ns--)
+		close(ns_fd[n_ns]);
 	return ret;
 }
