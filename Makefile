@@ -56,9 +56,9 @@ BENCH_FRAGMENTS := $(TOP)/Kconfig.fragment $(TOP)/tests/vm/vm.config \
 # cache beside the kernel tarball's: the same object built again, in this
 # or any other clone's build directory, is a hit.  A clean clone on a
 # machine that built the kernel before builds it in minutes, not 18.
-# KENV puts ccache's gcc first in PATH for kbuild; the scripts that build
-# a kernel (patches-check.sh, pristine-kernel.sh) do the same when
-# CCACHE_DIR is set.  The base directory is the build directory's
+# KENV puts ccache's gcc first in PATH for kbuild and patches-check.sh;
+# pristine-kernel.sh, which tests/upstream-compare also runs, does the same
+# itself when CCACHE_DIR is set.  The base directory is the build directory's
 # physical path, as kbuild resolves the tree's.
 CACHE := $(or $(NETNS_ITER_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/netns-iter)
 export CCACHE_DIR := $(CACHE)/ccache
@@ -268,7 +268,7 @@ patches: tree
 # Each patch applied in turn to a worktree of the pristine tree, the
 # objects it touches compiled, the whole kernel built at the end.
 patches-check: patches config
-	@$(TOP)/scripts/patches-check.sh $(SRC) $(PATCHES) $(BUILD)/patches-check $(KBUILD)/.config
+	@$(KENV) $(TOP)/scripts/patches-check.sh $(SRC) $(PATCHES) $(BUILD)/patches-check $(KBUILD)/.config
 
 # The full matrix in the guest, then CSV, plots and docs/BENCHMARKS.md.
 RESULTS ?= $(TOP)/results

@@ -20,7 +20,7 @@
 # tarball's (NETNS_ITER_CACHE, default ~/.cache/netns-iter), under
 # patches-check/KEY, where KEY hashes this script, CONFIG,
 # kernel/series/designs, the pristine source, the series' commits (each
-# one's tree) and patches (each one's patch-id), gcc's and clang's versions
+# one's tree, from which the patches are made), gcc's and clang's versions
 # and docutils': the same check of the same inputs is not run twice.
 set -euo pipefail
 
@@ -29,10 +29,6 @@ patches=${2:?usage: patches-check.sh TREE PATCHES WORK CONFIG}
 work=${3:?usage: patches-check.sh TREE PATCHES WORK CONFIG}
 config=${4:?usage: patches-check.sh TREE PATCHES WORK CONFIG}
 jobs=${JOBS:-$(nproc)}
-# Compile through ccache when the Makefile set it up (CCACHE_DIR).
-if [ -n "${CCACHE_DIR:-}" ] && [ -d /usr/lib/ccache ]; then
-	PATH=/usr/lib/ccache:$PATH
-fi
 die() { echo "Error: $*" >&2; exit 1; }
 
 ls "$patches"/0*.patch >/dev/null 2>&1 || die "no patches in $patches; run 'make patches' first"
@@ -46,7 +42,6 @@ key=$({
 	cat "$0" "$config" "$top/kernel/series/designs"
 	git -C "$tree" rev-parse -q --verify 'refs/tags/pristine^{tree}' || true
 	git -C "$tree" log --format='%T %s' pristine..netns-iter-series
-	for p in "$patches"/0*.patch; do git -C "$tree" patch-id --stable < "$p" | cut -d" " -f1; done
 	gcc --version | head -n 1
 	"${CLANG:-clang-16}" --version | head -n 1
 	dpkg-query -W python3-docutils 2>/dev/null || true
