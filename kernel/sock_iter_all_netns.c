@@ -10,7 +10,9 @@
  * in namespace id order.  Moving to the next table takes RCU for the
  * namespace tree, between buckets, with no bucket lock held.  A namespace
  * created during the walk is walked only if its id is above the last one
- * whose table the walk has started.
+ * whose table the walk has started.  BPF_SOCK_ITER_SKIP_LISTEN, which
+ * iter/tcp takes, starts the walk past the listening hash, for programs
+ * that only want connected sockets.
  */
 #include <linux/bpf.h>
 #include <linux/nstree.h>
@@ -19,18 +21,33 @@
 #include <net/sock_iter_all_netns.h>
 #include <net/sock_iter_netns_arg.h>
 
-/* It shows every namespace: its creator must be one that may see them all. */
+/**
+ * bpf_sock_iter_all_attach_target() - check and keep a link's parameters
+ * @prog: the iterator program
+ * @linfo: the parameters the link's creator passed
+ * @aux: where the link keeps them
+ * @walk_flags: the flags the iterator's walk takes besides
+ *	BPF_SOCK_ITER_ALL_NETNS
+ *
+ * A whole-host link shows every namespace: its creator must be one that
+ * may see them all.
+ *
+ * Return: 0, -EINVAL for a flag the iterator does not take or a namespace
+ * named with BPF_SOCK_ITER_ALL_NETNS, -EPERM, or an error of the netns
+ * argument.
+ */
 int bpf_sock_iter_all_attach_target(struct bpf_prog *prog,
 				    union bpf_iter_link_info *linfo,
-				    struct bpf_iter_aux_info *aux)
+				    struct bpf_iter_aux_info *aux,
+				    u32 walk_flags)
 {
 	struct bpf_netns_scope scope;
 	u32 flags = linfo->sock.flags;
 
 	if (!(flags & BPF_SOCK_ITER_ALL_NETNS))
 		return bpf_sock_iter_attach_target(prog, linfo, aux);
-	if ((flags & ~BPF_SOCK_ITER_ALL_NETNS) || linfo->sock.netns_fd ||
-	    linfo->sock.netns_cookie)
+	if ((flags & ~(BPF_SOCK_ITER_ALL_NETNS | walk_flags)) ||
+	    linfo->sock.netns_fd || linfo->sock.netns_cookie)
 		return -EINVAL;
 	bpf_netns_scope_init(&scope);
 	if (!scope.all)
@@ -42,10 +59,13 @@ int bpf_sock_iter_all_attach_target(struct bpf_prog *prog,
 void bpf_sock_iter_all_show_fdinfo(const struct bpf_iter_aux_info *aux,
 				   struct seq_file *seq)
 {
-	if (aux->sock.flags & BPF_SOCK_ITER_ALL_NETNS)
-		seq_puts(seq, "netns:\tall\n");
-	else
+	if (!(aux->sock.flags & BPF_SOCK_ITER_ALL_NETNS)) {
 		bpf_sock_iter_show_fdinfo(aux, seq);
+		return;
+	}
+	seq_puts(seq, "netns:\tall\n");
+	if (aux->sock.flags & BPF_SOCK_ITER_SKIP_LISTEN)
+		seq_puts(seq, "listeners:\tskipped\n");
 }
 
 /**

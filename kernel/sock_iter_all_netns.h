@@ -21,7 +21,8 @@ struct bpf_sock_iter_netns {
 #ifdef CONFIG_NET_NS
 int bpf_sock_iter_all_attach_target(struct bpf_prog *prog,
 				    union bpf_iter_link_info *linfo,
-				    struct bpf_iter_aux_info *aux);
+				    struct bpf_iter_aux_info *aux,
+				    u32 walk_flags);
 void bpf_sock_iter_all_show_fdinfo(const struct bpf_iter_aux_info *aux,
 				   struct seq_file *seq);
 int bpf_sock_iter_all_init_seq_net(void *priv_data,
@@ -31,8 +32,15 @@ bool bpf_sock_iter_next_table(struct seq_file *seq,
 			      struct bpf_sock_iter_netns *it,
 			      bool (*own_table)(const struct net *net));
 #elif defined(CONFIG_BPF_SYSCALL) && defined(CONFIG_PROC_FS)
-/* Only init_net exists, and the netns argument refuses the flag. */
-#define bpf_sock_iter_all_attach_target	bpf_sock_iter_attach_target
+/* Only init_net exists, and the netns argument refuses the flags. */
+static inline int bpf_sock_iter_all_attach_target(struct bpf_prog *prog,
+						  union bpf_iter_link_info *linfo,
+						  struct bpf_iter_aux_info *aux,
+						  u32 walk_flags)
+{
+	return bpf_sock_iter_attach_target(prog, linfo, aux);
+}
+
 #define bpf_sock_iter_all_show_fdinfo	bpf_sock_iter_show_fdinfo
 
 static inline int bpf_sock_iter_all_init_seq_net(void *priv_data,

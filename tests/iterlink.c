@@ -103,7 +103,8 @@ static int walk(struct bpf_program *prog, struct bpf_iter_attach_opts *aopts,
 			 bpf_link__fd(link));
 		f = fopen(path, "r");
 		while (f && fgets(buf, sizeof(buf), f)) {
-			if (!strncmp(buf, "netns", 5))
+			if (!strncmp(buf, "netns", 5) ||
+			    !strncmp(buf, "listeners", 9))
 				printf("fdinfo %s", buf);
 		}
 		if (f)

@@ -23,7 +23,7 @@ teardown_file() {
 		ip netns del "$i"
 	done
 	ip netns del nsk-dies 2>/dev/null
-	rm -f "$PIN-netns-gone" "$PIN-dies" "$PIN-pin-bad"
+	rm -f "$PIN-netns-gone" "$PIN-dies" "$PIN-pin-bad" "$PIN-pin-conn"
 	return 0
 }
 
@@ -201,21 +201,61 @@ reap_and_check() {
 	assert_line "fdinfo netns:	all"
 }
 
+# ns_dump: the lines of a dump (on stdin) of the nsk-* namespaces' sockets.
+ns_dump() {
+	local ns cookies=""
+	for ns in $NS_LIST; do cookies+=" $(netns_cookie "$ns")"; done
+	awk -v c="$cookies" 'BEGIN { n = split(c, l, " "); for (i = 1; i <= n; i++) ours[l[i]] = 1 }
+		/^[0-9]+ [0-9]+ / && ($1 in ours)'
+}
+
+@test "whole-host walk with skip_listen: every TCP socket but the listeners" {
+	local all conn rc=0 dump
+	# A world of its own, as the destroy tests have: they stop the file's.
+	world_stop "$BATS_FILE_TMPDIR/w"
+	world_start "$BATS_TEST_TMPDIR/w" $NS_LIST
+	make_time_wait nsk-3
+	make_time_wait nsk-20
+	all=$("$ITERLINK" tcp --all --dump) || rc=$?
+	dump=$("$ITERLINK" tcp --flags 3 --dump) || rc=$?
+	world_stop "$BATS_TEST_TMPDIR/w"
+	[ "$rc" -eq 0 ] || fail "iterlink failed: $all $dump"
+	run cat <<< "$dump"
+	assert_line "link netns_cookie=0 flags=3"
+	assert_line "fdinfo listeners:	skipped"
+	all=$(ns_dump <<< "$all")
+	conn=$(ns_dump <<< "$dump")
+	# TCP_LISTEN is 10, TCP_ESTABLISHED 1, TCP_TIME_WAIT 6
+	[ "$(awk '$5 == 10' <<< "$all" | wc -l)" -ge 32 ] || fail "fewer listeners than namespaces: $all"
+	[ "$(awk '$5 == 1' <<< "$conn" | wc -l)" -ge $((32 * 4)) ] || fail "too few established: $conn"
+	[ "$(awk '$5 == 6' <<< "$conn" | wc -l)" -ge 2 ] || fail "no TIME_WAIT: $conn"
+	[ -z "$(awk '$5 == 10' <<< "$conn")" ] || fail "a listener with skip_listen: $conn"
+	# Every other socket of the walk of all: established sockets stay, and
+	# a TIME_WAIT socket can only have gone in between.
+	[ "$(awk '$5 == 1 { print $1, $2 }' <<< "$conn" | sort)" = \
+	  "$(awk '$5 == 1 { print $1, $2 }' <<< "$all" | sort)" ] ||
+		fail "established sockets differ: $(diff <(awk '$5 == 1' <<< "$all" | sort) <(awk '$5 == 1' <<< "$conn" | sort))"
+}
+
 @test "bpftool: iter pin takes a netns, link show prints it" {
 	local cookie
 	cookie=$(netns_cookie nsk-6)
-	rm -f "$PIN-pin-fd" "$PIN-pin-cookie" "$PIN-pin-all"
+	rm -f "$PIN-pin-fd" "$PIN-pin-cookie" "$PIN-pin-all" "$PIN-pin-conn"
 	run "$BPFTOOL" iter pin "$OBJ/reap.bpf.o" "$PIN-pin-fd" netns /run/netns/nsk-6
 	assert_success
 	run "$BPFTOOL" iter pin "$OBJ/reap.bpf.o" "$PIN-pin-cookie" netns cookie "$cookie"
 	assert_success
 	run "$BPFTOOL" iter pin "$OBJ/reap.bpf.o" "$PIN-pin-all" netns all
 	assert_success
+	run "$BPFTOOL" iter pin "$OBJ/reap.bpf.o" "$PIN-pin-conn" netns all skip_listen
+	assert_success
 	run "$BPFTOOL" -j link show
-	rm -f "$PIN-pin-fd" "$PIN-pin-cookie" "$PIN-pin-all"
+	rm -f "$PIN-pin-fd" "$PIN-pin-cookie" "$PIN-pin-all" "$PIN-pin-conn"
+	[ "$(jq '[.[] | select(.target_name == "tcp" and .netns == "all" and .skip_listen == true)] | length' <<< "$output")" -eq 1 ] ||
+		fail "link show -j: $output"
 	[ "$(jq "[.[] | select(.target_name == \"tcp\" and .netns_cookie == $cookie)] | length" <<< "$output")" -eq 2 ] ||
 		fail "link show -j: $output"
-	[ "$(jq '[.[] | select(.target_name == "tcp" and .netns == "all")] | length' <<< "$output")" -eq 1 ] ||
+	[ "$(jq '[.[] | select(.target_name == "tcp" and .netns == "all")] | length' <<< "$output")" -eq 2 ] ||
 		fail "link show -j: $output"
 	run "$BPFTOOL" iter pin "$OBJ/reap.bpf.o" "$PIN-pin-bad" netns cookie 12x
 	assert_failure
@@ -247,10 +287,14 @@ reap_and_check() {
 	assert_output --regexp "target_name tcp  netns_cookie $cookie"
 }
 
-@test "both fd and cookie, unknown flags, all with a netns: EINVAL" {
+@test "both fd and cookie, unknown flags, skip_listen without all or with udp, all with a netns: EINVAL" {
 	run "$ITERLINK" tcp --fd /run/netns/nsk-5 --cookie 1
 	assert_output "error attach EINVAL"
+	run "$ITERLINK" tcp --flags 4
+	assert_output "error attach EINVAL"
 	run "$ITERLINK" tcp --flags 2
+	assert_output "error attach EINVAL"
+	run "$ITERLINK" udp --flags 3
 	assert_output "error attach EINVAL"
 	run "$ITERLINK" udp --all --cookie 1
 	assert_output "error attach EINVAL"

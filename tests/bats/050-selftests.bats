@@ -36,7 +36,8 @@ assert_summary() {
 	run test_progs netns_iter
 	assert_summary 1
 	for t in netns tcp_netns_fd tcp_netns_cookie udp_netns_fd udp_netns_cookie \
-		 tcp_all_netns udp_all_netns attach_errors tcp_netns_sock udp_netns_sock \
+		 tcp_all_netns udp_all_netns tcp_all_netns_skip_listen attach_errors \
+		 tcp_netns_sock udp_netns_sock \
 		 tcp_netns_sock_skip_listen tcp_netns_sock_nested udp_netns_sock_nested \
 		 tcp_netns_sock_churn udp_netns_sock_churn tcp_netns_sock_sleepy \
 		 udp_netns_sock_sleepy netns_sock_flood netns_sock_deep \

@@ -158,6 +158,17 @@ static void check_only(int n, const struct ns_socks *want,
 			break;
 }
 
+/* TCP sockets of @w but its listeners, each once. */
+static void check_all_but_listeners(int n, const struct ns_socks *w)
+{
+	int i;
+
+	/* Per family: the listener, the client, the accepted peer. */
+	for (i = 0; i < w->nr; i++)
+		ASSERT_EQ(nr_seen(n, w->cookie, w->sk_cookies[i]), i % 3 ? 1 : 0,
+			  i % 3 ? "connected socket seen" : "listener skipped");
+}
+
 static void check_link_info(struct bpf_link *link, __u64 netns_cookie,
 			    __u32 flags)
 {
@@ -266,6 +277,35 @@ out:
 	ns_socks_fini(&a);
 }
 
+/*
+ * BPF_SOCK_ITER_SKIP_LISTEN: the whole-host TCP walk hands in every
+ * connected socket of both namespaces and none of their listeners.
+ */
+static void test_all_netns_skip_listen(struct netns_iter *skel)
+{
+	const __u32 flags = BPF_SOCK_ITER_ALL_NETNS | BPF_SOCK_ITER_SKIP_LISTEN;
+	struct ns_socks a = {}, b = {};
+	struct bpf_link *link;
+	int n;
+
+	if (ns_socks_init(&a, NS_A, SOCK_STREAM) ||
+	    ns_socks_init(&b, NS_B, SOCK_STREAM))
+		goto out;
+
+	link = attach_sock_iter(skel->progs.dump_tcp, 0, 0, flags);
+	if (!ASSERT_OK_PTR(link, "attach_iter"))
+		goto out;
+	check_link_info(link, 0, flags);
+	n = read_recs(link);
+	check_no_dups(n);
+	check_all_but_listeners(n, &a);
+	check_all_but_listeners(n, &b);
+	bpf_link__destroy(link);
+out:
+	ns_socks_fini(&b);
+	ns_socks_fini(&a);
+}
+
 static int try_attach(int prog_fd, __u32 fd, __u64 cookie, __u32 flags)
 {
 	LIBBPF_OPTS(bpf_link_create_opts, opts);
@@ -310,8 +350,13 @@ static void test_attach_errors(struct netns_iter *skel)
 		prog_fd = bpf_program__fd(progs[i]);
 		ASSERT_EQ(try_attach(prog_fd, ns_fd, a.cookie, 0), -EINVAL,
 			  "netns_fd and netns_cookie");
-		ASSERT_EQ(try_attach(prog_fd, 0, 0, BPF_SOCK_ITER_ALL_NETNS << 1),
-			  -EINVAL, "unknown flag");
+		ASSERT_EQ(try_attach(prog_fd, 0, 0, 1U << 31), -EINVAL,
+			  "unknown flag");
+		ASSERT_EQ(try_attach(prog_fd, 0, 0,
+				     BPF_SOCK_ITER_ALL_NETNS | 1U << 31),
+			  -EINVAL, "all netns and an unknown flag");
+		ASSERT_EQ(try_attach(prog_fd, 0, 0, BPF_SOCK_ITER_SKIP_LISTEN),
+			  -EINVAL, "skip listen without all netns");
 		ASSERT_EQ(try_attach(prog_fd, ns_fd, 0, BPF_SOCK_ITER_ALL_NETNS),
 			  -EINVAL, "all netns and netns_fd");
 		ASSERT_EQ(try_attach(prog_fd, 0, a.cookie, BPF_SOCK_ITER_ALL_NETNS),
@@ -327,6 +372,9 @@ static void test_attach_errors(struct netns_iter *skel)
 		ASSERT_OK(try_attach(prog_fd, ns_fd, 0, 0), "netns_fd");
 		ASSERT_OK(try_attach(prog_fd, 0, a.cookie, 0), "netns_cookie");
 	}
+	ASSERT_EQ(try_attach(bpf_program__fd(skel->progs.dump_udp), 0, 0,
+			     BPF_SOCK_ITER_ALL_NETNS | BPF_SOCK_ITER_SKIP_LISTEN),
+		  -EINVAL, "skip listen with udp");
 out:
 	if (uts_fd >= 0)
 		close(uts_fd);
@@ -387,7 +435,7 @@ static void test_netns_sock_skip_listen(struct netns_iter *skel)
 {
 	struct ns_socks a = {}, b = {};
 	struct bpf_link *link;
-	int i, n;
+	int n;
 
 	if (ns_socks_init(&a, NS_A, SOCK_STREAM) ||
 	    ns_socks_init(&b, NS_B, SOCK_STREAM))
@@ -405,10 +453,7 @@ static void test_netns_sock_skip_listen(struct netns_iter *skel)
 	ASSERT_OK(skel->bss->new_err, "new with SKIP_LISTEN");
 	check_no_dups(n);
 	ASSERT_EQ(n, a.nr - 2, "sockets but the two listeners");
-	/* Per family: the listener, the client, the accepted peer. */
-	for (i = 0; i < a.nr; i++)
-		ASSERT_EQ(nr_seen(n, a.cookie, a.sk_cookies[i]), i % 3 ? 1 : 0,
-			  i % 3 ? "connected socket seen" : "listener skipped");
+	check_all_but_listeners(n, &a);
 
 	skel->bss->protocol = IPPROTO_UDP;
 	read_recs(link);
@@ -859,6 +904,8 @@ void test_netns_iter(void)
 		test_all_netns(skel, SOCK_STREAM);
 	if (test__start_subtest("udp_all_netns"))
 		test_all_netns(skel, SOCK_DGRAM);
+	if (test__start_subtest("tcp_all_netns_skip_listen"))
+		test_all_netns_skip_listen(skel);
 	if (test__start_subtest("attach_errors"))
 		test_attach_errors(skel);
 	if (test__start_subtest("tcp_netns_sock"))
