@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/tcp.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -358,19 +359,33 @@ static int walk_chained(struct reap_walk *w)
 	return err;
 }
 
+/*
+ * Whether the whole-host TCP walk leaves listeners out in the kernel
+ * (BPF_SOCK_ITER_SKIP_LISTEN), as the chained walk does in reap.bpf.c:
+ * when nothing is dumped and the state filter has no listening (0, the
+ * connected states, has none).
+ */
+static bool tcp_skips_listeners(const struct reap_bpf *skel)
+{
+	return !skel->rodata->cfg_dump &&
+	       !(skel->rodata->cfg_states & (1U << TCP_LISTEN));
+}
+
 static int walk_global(struct reap_walk *w)
 {
 	unsigned int p;
 	int err = 0;
 
 	for (p = 1; p <= 2 && !err; p++) {
+		__u32 flags = BPF_SOCK_ITER_ALL_NETNS;
 		struct bpf_link *link;
 
 		if (!(w->protos & p))
 			continue;
+		if (p == REAP_PROTO_TCP && tcp_skips_listeners(w->skel))
+			flags |= BPF_SOCK_ITER_SKIP_LISTEN;
 		link = reap_sock_iter_attach(proto_prog(w->skel, p), -1, 0,
-					     BPF_SOCK_ITER_ALL_NETNS,
-					     w->err, sizeof(w->err));
+					     flags, w->err, sizeof(w->err));
 		if (!link) {
 			err = -errno;
 			if (!w->err[0])
