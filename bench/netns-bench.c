@@ -26,20 +26,23 @@
  *              default filter does: BPF_ITER_NETNS_SOCK_SKIP_LISTEN keeps
  *              the walk out of the shared listening hash
  *   global     one whole-host iter/tcp link; the program filters
+ *   global-conn  the same for connected sockets only:
+ *              BPF_SOCK_ITER_SKIP_LISTEN keeps it out of the listening hash
  *   sock_diag  per netns: setns(), a SOCK_DIAG dump (what ss does), and
  *              SOCK_DESTROY per matching socket for the reap workloads
- * (chained-conn is TCP only: UDP has no listeners to skip) and each
- * workload: walk (visit and count every socket), reap1 (destroy the
- * clients of one backend) and reap10 (of all ten backends, in one pass).
+ * (chained-conn and global-conn are TCP only: UDP has no listeners to
+ * skip) and each workload: walk (visit and count every socket), reap1
+ * (destroy the clients of one backend) and reap10 (of all ten backends,
+ * in one pass).
  * Destroyed sockets are rebuilt between repetitions, untimed.
  * Every repetition runs every design once, in a rotating order, after one
  * discarded warm-up repetition (see measure()).
  *
  * One CSV row per (point, protocol, design, workload) goes to
  * DIR/results.csv with the median, quartiles and interquartile range of
- * the wall time, the median system CPU time, the ratios to the global and
- * chained designs (meaningful between designs of the same scope: "all"
- * sockets, or "connected" for chained-conn), sockets handed to the
+ * the wall time, the median system CPU time, the ratios to the whole-host
+ * and chained designs of the same scope ("all" sockets: global and
+ * chained; "connected": global-conn and chained-conn), sockets handed to the
  * program, the medians of the syscalls and slab allocations the kernel
  * counted for the driver's thread in the timed region (kcount.h), and the
  * hash buckets and sockets the kernel walked, read from
@@ -108,11 +111,12 @@
 static int child_ehash = CHILD_EHASH, child_udp_hash = CHILD_UDP_HASH;
 
 enum design {
-	D_SETNS, D_NETNS_ARG, D_CHAINED, D_CHAINED_CONN, D_GLOBAL, D_DIAG,
-	N_DESIGNS
+	D_SETNS, D_NETNS_ARG, D_CHAINED, D_CHAINED_CONN, D_GLOBAL,
+	D_GLOBAL_CONN, D_DIAG, N_DESIGNS
 };
 static const char *const design_names[] = {
-	"setns", "netns-arg", "chained", "chained-conn", "global", "sock_diag",
+	"setns", "netns-arg", "chained", "chained-conn", "global",
+	"global-conn", "sock_diag",
 };
 enum workload { W_WALK, W_REAP1, W_REAP10, N_WORKLOADS };
 static const char *const workload_names[] = { "walk", "reap1", "reap10" };
@@ -545,6 +549,12 @@ static bool walk_stats(long long *buckets, long long *sockets)
 	return ok;
 }
 
+/* Whether design @d skips the listeners: the TCP walks of connected sockets. */
+static bool connected_only(enum design d)
+{
+	return d == D_CHAINED_CONN || d == D_GLOBAL_CONN;
+}
+
 static struct reap_bpf *load(int proto, enum design d, int nbackends,
 			     bool kill, int reps)
 {
@@ -556,8 +566,10 @@ static struct reap_bpf *load(int proto, enum design d, int nbackends,
 	if (!skel)
 		die("open BPF object");
 	skel->rodata->cfg_kill = kill;
-	/* 0: the connected states, which lets the chained walk skip listeners */
-	skel->rodata->cfg_states = d == D_CHAINED_CONN ? 0 : ~0U;
+	/* 0: the connected states; chained-conn's program then skips the
+	 * listeners, global-conn's link does (run_once())
+	 */
+	skel->rodata->cfg_states = connected_only(d) ? 0 : ~0U;
 	skel->rodata->cfg_n_dst = kill ? nbackends : 1;
 	skel->rodata->cfg_protos = proto == IPPROTO_TCP ? 1 : 2;
 	/*
@@ -627,7 +639,9 @@ static void run_once(struct reap_bpf *skel, int proto, enum design d,
 		bpf_link__destroy(l);
 		break;
 	case D_GLOBAL:
-		l = attach(prog, -1, 0, BPF_SOCK_ITER_ALL_NETNS);
+	case D_GLOBAL_CONN:
+		l = attach(prog, -1, 0, BPF_SOCK_ITER_ALL_NETNS |
+			   (d == D_GLOBAL_CONN ? BPF_SOCK_ITER_SKIP_LISTEN : 0));
 		drain(bpf_link__fd(l));
 		bpf_link__destroy(l);
 		break;
@@ -647,18 +661,29 @@ static void run_once(struct reap_bpf *skel, int proto, enum design d,
 
 /*
  * The sockets design @d hands its program: "all", or "connected" for
- * chained-conn, which skips the listening hash.  A comparison pairs
- * designs of the same scope only.
+ * chained-conn and global-conn, which skip the listening hash.  A
+ * comparison pairs designs of the same scope only.
  */
 static const char *design_scope(enum design d)
 {
-	return d == D_CHAINED_CONN ? "connected" : "all";
+	return connected_only(d) ? "connected" : "all";
+}
+
+/* The whole-host and chained designs of @d's scope, its ratios' bases. */
+static enum design global_of(enum design d)
+{
+	return connected_only(d) ? D_GLOBAL_CONN : D_GLOBAL;
+}
+
+static enum design chained_of(enum design d)
+{
+	return connected_only(d) ? D_CHAINED_CONN : D_CHAINED;
 }
 
 /* Whether design @d runs for @proto: UDP has no listeners to skip. */
 static bool runs(int proto, enum design d)
 {
-	return proto == IPPROTO_TCP || d != D_CHAINED_CONN;
+	return proto == IPPROTO_TCP || !connected_only(d);
 }
 
 /*
@@ -790,8 +815,8 @@ static void emit(FILE *csv, const char *tables, int m, int s, int proto,
 	for (w = 0; w < nw; w++) {
 		for (d = 0; d < N_DESIGNS; d++) {
 			struct result *x = &r[w][d];
-			double g = x->wall / r[w][D_GLOBAL].wall;
-			double c = x->wall / r[w][D_CHAINED].wall;
+			double g = x->wall / r[w][global_of(d)].wall;
+			double c = x->wall / r[w][chained_of(d)].wall;
 			char kb[24] = "", ks[24] = "";
 
 			if (!runs(proto, d))
@@ -830,6 +855,7 @@ static long read_long(const char *path)
 /* The walk designs of --empty, and their times on one world. */
 static const enum design empty_designs[] = {
 	D_SETNS, D_NETNS_ARG, D_CHAINED, D_CHAINED_CONN, D_GLOBAL,
+	D_GLOBAL_CONN,
 };
 #define N_EMPTY (sizeof(empty_designs) / sizeof(empty_designs[0]))
 
@@ -857,10 +883,11 @@ static void empty_point(int m, bool child, int proto, int reps,
  * smallest size the sysctls allow and of BIG_CHILD_*: the difference over
  * the M x (big - smallest) buckets added, so that what a walk costs per
  * namespace or per call, the listening hash (which every TCP walk but
- * chained-conn also scans, a bucket costing a few nanoseconds since there
- * is no cond_resched() in that loop) and the host's own namespace cancel
- * out.  The shared UDP table is small (udp_hash_entries), so there the
- * time is mostly what each walk costs per namespace, not per bucket.
+ * chained-conn and global-conn also scans, a bucket costing a few
+ * nanoseconds since there is no cond_resched() in that loop) and the
+ * host's own namespace cancel out.  The shared UDP table is small
+ * (udp_hash_entries), so there the time is mostly what each walk costs
+ * per namespace, not per bucket.
  */
 static void run_empty(int m, int reps, const char *out, int p_first, int p_last)
 {
@@ -903,7 +930,8 @@ static void run_empty(int m, int reps, const char *out, int p_first, int p_last)
 		for (t = 0; t <= 1; t++) {
 			for (i = 0; i < N_EMPTY; i++) {
 				enum design d = empty_designs[i];
-				long b = t ? added : d == D_GLOBAL ? host : (m + 1) * host;
+				long b = t ? added : global_of(d) == d ? host :
+					     (m + 1) * host;
 				double wall = t ? big[d].wall - small[d].wall : shared[d].wall;
 				/* child: the two IQRs added, a bound on the difference's */
 				double spread = t ? iqr(&big[d]) + iqr(&small[d]) :
@@ -1027,6 +1055,7 @@ static void run_memory(int m, const char *out)
 /* The designs --fixed times: the per-namespace ones and whole-host. */
 static const enum design fixed_designs[] = {
 	D_SETNS, D_NETNS_ARG, D_CHAINED, D_CHAINED_CONN, D_GLOBAL,
+	D_GLOBAL_CONN,
 };
 #define N_FIXED (sizeof(fixed_designs) / sizeof(fixed_designs[0]))
 
@@ -1132,7 +1161,7 @@ static void run_scale(const long *ns, int nn, int reps, const char *out,
 						x->wall, iqr(x), x->wall_p25, x->wall_p75,
 						x->sys, clients_of(protos[pi], 1), x->seen,
 						x->calls, x->allocs,
-						x->wall / r[D_GLOBAL].wall,
+						x->wall / r[global_of(ds[d])].wall,
 						design_scope(ds[d]));
 					printf("scale %-6s %s %8ld %-12s %10.3f %8.3f %9lu\n",
 					       t ? "child" : "shared", tcp ? "tcp" : "udp",

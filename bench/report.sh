@@ -36,7 +36,7 @@ HDR='NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }'
 # col NAME: the column number of NAME in the CSV header.
 col() { head -n1 "$csv" | tr ',' '\n' | grep -nx "$1" | cut -d: -f1; }
 
-designs="setns netns-arg chained chained-conn global sock_diag"
+designs="setns netns-arg chained chained-conn global global-conn sock_diag"
 
 # plot_walk TABLES FIX VALUE X XLABEL PNG: walk time against column X, one
 # line per design, for the points of TABLES whose column FIX is VALUE, from
@@ -118,11 +118,11 @@ goals() {
 		}
 		print "### Chained against whole-host on child tables, at the largest M (goal: 1.2x)"
 		print ""
-		print "Both walk every socket. chained-conn, which skips the listeners, is"
-		print "set against the chained walk of every socket, its like: the whole-host"
-		print "link has no such option to pair it with."
+		print "Both walk every socket. The last column sets the two walks of connected"
+		print "sockets only against each other, like for like (see \"Connected sockets"
+		print "only\" below)."
 		print ""
-		print "| workload | M | S | whole-host ms (IQR) | chained ms (IQR) | chained / whole-host | goal | chained-conn / chained |"
+		print "| workload | M | S | whole-host ms (IQR) | chained ms (IQR) | chained / whole-host | goal | chained-conn / global-conn |"
 		print "| --- | --- | --- | --- | --- | --- | --- | --- |"
 		for (i = 1; i <= nrows; i++) {
 			split(rows[i], x, SUBSEP)
@@ -131,10 +131,11 @@ goals() {
 			g = wall[rows[i]]
 			ck = pw SUBSEP "chained" SUBSEP x[5]
 			c = wall[ck]
-			cc = wall[pw SUBSEP "chained-conn" SUBSEP x[5]]
-			printf "| %s | %d | %d | %.1f (%.1f) | %.1f (%.1f) | %.2fx | %s | %.2fx |\n",
+			gc = wall[pw SUBSEP "global-conn" SUBSEP x[5]]
+			cc = gc ? sprintf("%.2fx", wall[pw SUBSEP "chained-conn" SUBSEP x[5]] / gc) : "-"
+			printf "| %s | %d | %d | %.1f (%.1f) | %.1f (%.1f) | %.2fx | %s | %s |\n",
 				x[5], x[2], x[3], g, iqr[rows[i]], c, iqr[ck], c / g,
-				c / g <= 1.2 ? "met" : sprintf("missed by %.2fx", c / g / 1.2), cc / c
+				c / g <= 1.2 ? "met" : sprintf("missed by %.2fx", c / g / 1.2), cc
 		}
 		print ""
 		print "### Chained against the setns loop, every point and workload (goal: never slower)"
@@ -226,6 +227,37 @@ goals() {
 	}' "$csv"
 }
 
+# connected: the two designs that hand in connected TCP sockets only, the
+# chained walk with BPF_ITER_NETNS_SOCK_SKIP_LISTEN and the whole-host walk
+# with BPF_SOCK_ITER_SKIP_LISTEN, at every point and workload.
+connected() {
+	awk -F, "$LOAD"'
+	END {
+		print "| tables | M | S | workload | global-conn ms (IQR) | chained-conn ms (IQR) | chained-conn / global-conn | global-conn / global | chained-conn / chained |"
+		print "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+		lo = 1e9; hi = 0
+		for (i = 1; i <= nrows; i++) {
+			split(rows[i], x, SUBSEP)
+			if (x[4] != "chained-conn") continue
+			pw = x[1] SUBSEP x[2] SUBSEP x[3]
+			gk = pw SUBSEP "global-conn" SUBSEP x[5]
+			if (!(gk in wall)) continue
+			c = wall[rows[i]]; g = wall[gk]; r = c / g
+			printf "| %s | %d | %d | %s | %.1f (%.1f) | %.1f (%.1f) | %.2fx | %.2fx | %.2fx |\n",
+				x[1], x[2], x[3], x[5], g, iqr[gk], c, iqr[rows[i]], r,
+				g / wall[pw SUBSEP "global" SUBSEP x[5]], c / wall[pw SUBSEP "chained" SUBSEP x[5]]
+			n[x[1]]++
+			if (r < 1) faster[x[1]]++
+			at = x[1] " M=" x[2] " S=" x[3] " " x[5]
+			if (r < lo) { lo = r; lw = at }
+			if (r > hi) { hi = r; hw = at }
+		}
+		if (hi > 0)
+			printf "\nchained-conn is faster than global-conn in %d of %d cases on shared tables and %d of %d on child tables; chained-conn / global-conn ranges from %.2fx (%s) to %.2fx (%s).\n",
+				faster["shared"], n["shared"], faster["child"], n["child"], lo, lw, hi, hw
+	}' "$csv"
+}
+
 # winners: which design of every socket is fastest where, per protocol,
 # tables and workload; and each against whole-host.
 winners() {
@@ -306,15 +338,15 @@ allocations() {
 		if (!(g in smax) || $h["s"] > smax[g]) { smax[g] = $h["s"]; amax[g] = $h["kernel_allocs"] }
 	}
 	END {
-		print "| proto | tables | M | S | setns | netns-arg | chained | chained-conn | global | sock_diag |"
-		print "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
-		split("setns netns-arg chained chained-conn global sock_diag", ds, " ")
+		print "| proto | tables | M | S | setns | netns-arg | chained | chained-conn | global | global-conn | sock_diag |"
+		print "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+		split("setns netns-arg chained chained-conn global global-conn sock_diag", ds, " ")
 		for (i = 1; i <= 2 * npts; i++) {
 			k = pts[(i - 1) % npts + 1]
 			split(k, p, SUBSEP)
 			if (p[1] != (i <= npts ? "tcp" : "udp")) continue
 			printf "| %s | %s | %d | %d |", p[1], p[2], p[3], p[4]
-			for (j = 1; j <= 6; j++)
+			for (j = 1; j <= 7; j++)
 				printf " %s |", ((k SUBSEP ds[j]) in a) ? a[k SUBSEP ds[j]] : "-"
 			print ""
 		}
@@ -335,6 +367,7 @@ allocations() {
 # counters: the kernel's bucket and socket counts of each walk against the
 # cost model's bucket count (M pods and the host, n = M + 1):
 #   whole-host      shared: L + B              child: L + B + M b
+#   global-conn     shared: B                  child: B + M b
 #   chained-conn    shared: n B                child: B + M b
 #   every other     shared: n (L + B)          child: n L + B + M b
 counters() {
@@ -343,6 +376,8 @@ counters() {
 		m = $h["m"]; n = m + 1
 		if ($h["design"] == "global")
 			model = L + B + ($h["tables"] == "child" ? m * b : 0)
+		else if ($h["design"] == "global-conn")
+			model = B + ($h["tables"] == "child" ? m * b : 0)
 		else if ($h["design"] == "chained-conn")
 			model = $h["tables"] == "shared" ? n * B : B + m * b
 		else if ($h["tables"] == "shared")
@@ -428,8 +463,9 @@ fixed_section() {
 	echo "the time between the smallest and the largest M, over the namespaces"
 	echo "added. That is the fixed cost of the setns() loop, of a link per"
 	echo "namespace, and of the chained walk's program run and iterator, with"
-	echo "no socket to walk. TCP walks also scan the shared listening hash once"
-	echo "per namespace, chained-conn excepted."
+	echo "no socket to walk. Per-namespace TCP walks also scan the shared"
+	echo "listening hash once per namespace, chained-conn excepted; the"
+	echo "whole-host walk scans it once, global-conn not at all."
 	echo
 	[ -s "$f" ] && awk -F, "$HDR"'
 	{
@@ -513,9 +549,13 @@ scale_section() {
 			printf "### %s, %s tables (median of %d trials, ms; IQR in brackets)\n\n", toupper(x[2]), x[1], reps
 			printf "| N | RFC per-netns ms | RFC / RFC at 10k | setns | setns / setns at 10k | netns-arg | chained |"
 			if (x[2] == "tcp") printf " chained-conn |"
-			print " global | sock_diag | setns / global | chained / global |"
+			printf " global |"
+			if (x[2] == "tcp") printf " global-conn |"
+			printf " sock_diag | setns / global | chained / global |"
+			if (x[2] == "tcp") printf " chained-conn / global-conn |"
+			print ""
 			printf "| --- | --- | --- | --- | --- | --- | --- |"
-			if (x[2] == "tcp") printf " --- |"
+			if (x[2] == "tcp") printf " --- | --- | --- |"
 			print " --- | --- | --- | --- |"
 			base = w[g SUBSEP 10000 SUBSEP "setns"]
 			for (j = 1; j <= nn[g]; j++) {
@@ -527,11 +567,14 @@ scale_section() {
 					w[k SUBSEP "netns-arg"], q[k SUBSEP "netns-arg"],
 					w[k SUBSEP "chained"], q[k SUBSEP "chained"]
 				if (x[2] == "tcp") printf " %.1f (%.1f) |", w[k SUBSEP "chained-conn"], q[k SUBSEP "chained-conn"]
-				printf " %.1f (%.1f) | %.1f (%.1f) | %.2fx | %.2fx |\n",
-					w[k SUBSEP "global"], q[k SUBSEP "global"],
+				printf " %.1f (%.1f) |", w[k SUBSEP "global"], q[k SUBSEP "global"]
+				if (x[2] == "tcp") printf " %.1f (%.1f) |", w[k SUBSEP "global-conn"], q[k SUBSEP "global-conn"]
+				printf " %.1f (%.1f) | %.2fx | %.2fx |",
 					w[k SUBSEP "sock_diag"], q[k SUBSEP "sock_diag"],
 					w[k SUBSEP "setns"] / w[k SUBSEP "global"],
 					w[k SUBSEP "chained"] / w[k SUBSEP "global"]
+				if (x[2] == "tcp") printf " %s |", w[k SUBSEP "global-conn"] ? sprintf("%.2fx", w[k SUBSEP "chained-conn"] / w[k SUBSEP "global-conn"]) : "-"
+				print ""
 			}
 			print ""
 		}
@@ -591,6 +634,22 @@ headline() {
 			printf "  (%d on shared tables, %d on child tables).\n", slowt[p SUBSEP "shared"], slowt[p SUBSEP "child"]
 		}
 	}' reps="$(awk -F, "$HDR"' { print $h["reps"]; exit }' "$all")" "$all"
+	awk -F, "$HDR"'
+	$h["scope"] == "connected" {
+		k = $h["tables"] SUBSEP $h["m"] SUBSEP $h["s"] SUBSEP $h["workload"]
+		w[k SUBSEP $h["design"]] = $h["wall_ms_median"]; pts[k] = $h["tables"]
+	}
+	END {
+		for (k in pts) {
+			if (!((k SUBSEP "global-conn") in w) || !((k SUBSEP "chained-conn") in w)) continue
+			n[pts[k]]++
+			if (w[k SUBSEP "chained-conn"] < w[k SUBSEP "global-conn"]) f[pts[k]]++
+		}
+		if (n["shared"] + n["child"] == 0) exit
+		print "- TCP, connected sockets only (both walks skip the listeners, like for like):"
+		printf "  the chained walk is faster than the whole-host walk at %d of %d points and\n", f["shared"], n["shared"]
+		printf "  workloads on shared tables, and at %d of %d on child tables.\n", f["child"], n["child"]
+	}' "$all"
 	local f m sc
 	f=$(pick fixed.csv) m=$(pick memory.csv) sc=$(pick scale.csv)
 	if [ -s "$f" ]; then
@@ -638,21 +697,31 @@ headline() {
 	echo
 	echo "### Who wins where"
 	echo
-	echo "Designs that walk every socket (chained-conn walks connected sockets"
-	echo "only and is compared with the chained walk instead): the design fastest"
-	echo "at each point, and each design's time against the whole-host walk's,"
-	echo "lowest to highest over the points."
+	echo "Designs that walk every socket (chained-conn and global-conn walk"
+	echo "connected sockets only and are compared with each other below): the"
+	echo "design fastest at each point, and each design's time against the"
+	echo "whole-host walk's, lowest to highest over the points."
 	echo
 	winners
 	echo
 	goals
+	echo
+	echo "### Connected sockets only: chained-conn against global-conn"
+	echo
+	echo "The two TCP walks that leave listeners, and the shared listening hash,"
+	echo "out: the chained walk with BPF_ITER_NETNS_SOCK_SKIP_LISTEN, as"
+	echo "\`netns-reap kill\` runs it, and the whole-host walk with"
+	echo "BPF_SOCK_ITER_SKIP_LISTEN. Both hand their program the same sockets."
+	echo "The last two columns are each against its walk of every socket."
+	echo
+	connected
 	echo
 	echo "### UDP walk: every design against whole-host"
 	echo
 	echo "The same worlds' connected UDP sockets (S per namespace, plus 10"
 	echo "unconnected backends). UDP has no separate listening table: a namespace"
 	echo "with its own UDP table keeps all its UDP sockets there, so chained-conn"
-	echo "has nothing to add and is not run."
+	echo "and global-conn have nothing to add and are not run."
 	echo
 	udp_goals
 	echo

@@ -126,7 +126,7 @@ bench=$(awk -F' *\\| *' '
 		cell[k, $5] = sprintf("%.1f (%.2fx)", $6, $9)
 	}
 	END {
-		# designs that walk every socket: chained-conn has no like here
+		# designs that walk every socket
 		split("setns netns-arg chained global sock_diag", d, " ")
 		printf "  %-6s %4s %17s %17s %17s %17s %17s\n", "tables", "M", d[1], d[2], d[3], "whole-host", d[5]
 		for (i = 0; i < nk; i++) {
@@ -134,6 +134,14 @@ bench=$(awk -F' *\\| *' '
 			printf "  %-6s %4s", kk[1], kk[2]
 			for (j = 1; j <= 5; j++) printf " %17s", cell[keys[i], d[j]]
 			printf "\n"
+		}
+		# and the two that skip listeners, each against whole-host-conn
+		printf "\n  Connected sockets only (both walks skip the listeners):\n"
+		printf "  %-6s %4s %17s %17s\n", "tables", "M", "whole-host-conn", "chained-conn"
+		for (i = 0; i < nk; i++) {
+			split(keys[i], kk, " ")
+			printf "  %-6s %4s %17s %17s\n", kk[1], kk[2],
+				cell[keys[i], "global-conn"], cell[keys[i], "chained-conn"]
 		}
 	}' "$top/docs/BENCHMARKS.md")
 [ -n "$bench" ] || die "docs/BENCHMARKS.md has no walk table; run 'make bench'"

@@ -13,11 +13,11 @@ setup_file() {
 
 @test "bench-smoke writes one CSV row per point, design and workload" {
 	[ -s "$OUT/results.csv" ] || fail "no CSV: $(cat "$BATS_FILE_TMPDIR/log")"
-	# 2 tables x 2 sizes x (6 TCP + 5 UDP designs) x 3 workloads, plus
+	# 2 tables x 2 sizes x (7 TCP + 5 UDP designs) x 3 workloads, plus
 	# the header
 	run wc -l < "$OUT/results.csv"
-	assert_output "133"
-	for d in setns netns-arg chained chained-conn global sock_diag; do
+	assert_output "145"
+	for d in setns netns-arg chained chained-conn global global-conn sock_diag; do
 		grep -q ",$d,walk,.*,tcp," "$OUT/results.csv" || fail "no $d TCP walk row"
 	done
 	for d in setns netns-arg chained global sock_diag; do
@@ -31,7 +31,7 @@ setup_file() {
 	# earlier tests left behind (a dying namespace's TIME_WAIT sockets, for
 	# the whole-host walk): at least as many.
 	run awk -F, 'NR > 1 && $5 == "walk" { k = $17 " " $1 " " $2 " " $3
-			if ($4 == "chained-conn") next
+			if ($4 ~ /-conn$/) next
 			if ($4 == "chained" || $4 == "global") { all[k " " $4] = $12; next }
 			if (!(k in v)) v[k] = $12; else if (v[k] != $12) print "per-netns differ:", k }
 		END { for (x in all) { split(x, f, " "); k = f[1] " " f[2] " " f[3] " " f[4]
@@ -44,11 +44,18 @@ setup_file() {
 	assert_output "$(printf '80\n80\n80\n80')"
 }
 
-@test "chained-conn skips the listeners: every pod's ten, at least" {
-	run awk -F, 'NR > 1 && $17 == "tcp" && $5 == "walk" && ($4 == "chained" || $4 == "chained-conn") {
+@test "chained-conn and global-conn skip the listeners: every pod's ten, at least" {
+	run awk -F, 'NR > 1 && $17 == "tcp" && $5 == "walk" {
 			k = $1 " M=" $2 " S=" $3; n[k " " $4] = $12; m[k] = $2 }
-		END { for (k in m) { d = n[k " chained"] - n[k " chained-conn"]
-			if (d < 10 * m[k]) print k ": chained", n[k " chained"], "chained-conn", n[k " chained-conn"] } }' \
+		END { for (k in m) {
+			for (i = 1; i <= 2; i++) {
+				d = i == 1 ? "chained" : "global"
+				if (n[k " " d] - n[k " " d "-conn"] < 10 * m[k])
+					print k ":", d, n[k " " d], d "-conn", n[k " " d "-conn"] }
+			# the same connected sockets, and for the whole-host walk
+			# also what earlier tests left behind: at least as many
+			if (n[k " global-conn"] < n[k " chained-conn"])
+				print k ": global-conn", n[k " global-conn"], "<", n[k " chained-conn"] } }' \
 		"$OUT/results.csv"
 	assert_output ""
 }
