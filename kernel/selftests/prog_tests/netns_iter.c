@@ -252,7 +252,11 @@ out:
 	ns_socks_fini(&a);
 }
 
-static void test_all_netns(struct netns_iter *skel, int type)
+/*
+ * The whole-host walk: every socket of both namespaces, or with
+ * BPF_SOCK_ITER_SKIP_LISTEN (TCP) every one but their listeners.
+ */
+static void test_all_netns(struct netns_iter *skel, int type, __u32 flags)
 {
 	struct bpf_program *prog = type == SOCK_STREAM ? skel->progs.dump_tcp :
 							 skel->progs.dump_udp;
@@ -263,43 +267,20 @@ static void test_all_netns(struct netns_iter *skel, int type)
 	if (ns_socks_init(&a, NS_A, type) || ns_socks_init(&b, NS_B, type))
 		goto out;
 
-	link = attach_sock_iter(prog, 0, 0, BPF_SOCK_ITER_ALL_NETNS);
-	if (!ASSERT_OK_PTR(link, "attach_iter"))
-		goto out;
-	check_link_info(link, 0, BPF_SOCK_ITER_ALL_NETNS);
-	n = read_recs(link);
-	check_no_dups(n);
-	check_all_seen(n, &a);
-	check_all_seen(n, &b);
-	bpf_link__destroy(link);
-out:
-	ns_socks_fini(&b);
-	ns_socks_fini(&a);
-}
-
-/*
- * BPF_SOCK_ITER_SKIP_LISTEN: the whole-host TCP walk hands in every
- * connected socket of both namespaces and none of their listeners.
- */
-static void test_all_netns_skip_listen(struct netns_iter *skel)
-{
-	const __u32 flags = BPF_SOCK_ITER_ALL_NETNS | BPF_SOCK_ITER_SKIP_LISTEN;
-	struct ns_socks a = {}, b = {};
-	struct bpf_link *link;
-	int n;
-
-	if (ns_socks_init(&a, NS_A, SOCK_STREAM) ||
-	    ns_socks_init(&b, NS_B, SOCK_STREAM))
-		goto out;
-
-	link = attach_sock_iter(skel->progs.dump_tcp, 0, 0, flags);
+	flags |= BPF_SOCK_ITER_ALL_NETNS;
+	link = attach_sock_iter(prog, 0, 0, flags);
 	if (!ASSERT_OK_PTR(link, "attach_iter"))
 		goto out;
 	check_link_info(link, 0, flags);
 	n = read_recs(link);
 	check_no_dups(n);
-	check_all_but_listeners(n, &a);
-	check_all_but_listeners(n, &b);
+	if (flags & BPF_SOCK_ITER_SKIP_LISTEN) {
+		check_all_but_listeners(n, &a);
+		check_all_but_listeners(n, &b);
+	} else {
+		check_all_seen(n, &a);
+		check_all_seen(n, &b);
+	}
 	bpf_link__destroy(link);
 out:
 	ns_socks_fini(&b);
@@ -901,11 +882,11 @@ void test_netns_iter(void)
 	if (test__start_subtest("udp_netns_cookie"))
 		test_sock_netns(skel, SOCK_DGRAM, true);
 	if (test__start_subtest("tcp_all_netns"))
-		test_all_netns(skel, SOCK_STREAM);
+		test_all_netns(skel, SOCK_STREAM, 0);
 	if (test__start_subtest("udp_all_netns"))
-		test_all_netns(skel, SOCK_DGRAM);
+		test_all_netns(skel, SOCK_DGRAM, 0);
 	if (test__start_subtest("tcp_all_netns_skip_listen"))
-		test_all_netns_skip_listen(skel);
+		test_all_netns(skel, SOCK_STREAM, BPF_SOCK_ITER_SKIP_LISTEN);
 	if (test__start_subtest("attach_errors"))
 		test_attach_errors(skel);
 	if (test__start_subtest("tcp_netns_sock"))
