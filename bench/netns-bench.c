@@ -36,15 +36,16 @@
  * in one pass).
  * Destroyed sockets are rebuilt between repetitions, untimed.
  * Every repetition runs every design once, in a rotating order, after one
- * discarded warm-up repetition (see measure()).
+ * discarded warm-up repetition; the kernel's counts come from one more
+ * run of each, untimed (see measure()).
  *
  * One CSV row per (point, protocol, design, workload) goes to
  * DIR/results.csv with the median, quartiles and interquartile range of
  * the wall time, the median system CPU time, the ratios to the whole-host
  * and chained designs of the same scope ("all" sockets: global and
  * chained; "connected": global-conn and chained-conn), sockets handed to the
- * program, the medians of the syscalls and slab allocations the kernel
- * counted for the driver's thread in the timed region (kcount.h), and the
+ * program, the syscalls and slab allocations the kernel counted for the
+ * driver's thread in that counted run (kcount.h), and the
  * hash buckets and sockets the kernel walked, read from
  * /sys/kernel/debug/sock_walk_stats around each run
  * (CONFIG_SOCK_WALK_STATS, kernel/bench/, which counts the TCP walks only;
@@ -729,29 +730,15 @@ static void run_trial(struct reap_bpf *skel, int proto, enum design d,
 	}
 }
 
-/* A shuffle with a fixed seed, so that a run repeats order for order. */
-static void shuffle(enum design *v, int n)
-{
-	static unsigned long long state = 0x9e3779b97f4a7c15ULL;
-	enum design x;
-	int i, j;
-
-	for (i = n - 1; i > 0; i--) {
-		state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-		j = (state >> 33) % (i + 1);
-		x = v[i];
-		v[i] = v[j];
-		v[j] = x;
-	}
-}
-
 /*
  * Measure workload @w of every design in @designs on the current world.
- * Each repetition runs every design once, in an order shuffled anew, so
- * that no design always runs first, after the same other, or all of its
- * runs in one stretch of time; a first repetition is a discarded warm-up.
- * Then each design runs once more, untimed, with the kernel's counters
- * open: they slow every syscall down, so they stay out of the timed runs.
+ * Each repetition runs every design once, the order rotated by one from
+ * the last, so that over N repetitions of N designs each design runs once
+ * in each place and none has all of its runs in one stretch of time; a
+ * first repetition is a discarded warm-up.  Then each design runs once
+ * more, untimed, with the kernel's counters open: they slow every syscall
+ * down, so they stay out of the timed runs; the run counted does the work
+ * of the runs timed, on the same world with the same program.
  * Each design is loaded once, before any run: the verifier is not what
  * is timed.
  */
@@ -761,7 +748,7 @@ static void measure(int proto, enum workload w, const enum design *designs,
 	double wall[N_DESIGNS][MAX_REPS], sys[N_DESIGNS][MAX_REPS];
 	struct reap_bpf *skel[N_DESIGNS] = {};
 	int nb = w == W_REAP1 ? 1 : NBACKENDS, i, r;
-	enum design order[N_DESIGNS], d;
+	enum design d;
 	char why[256];
 	struct trial t;
 
@@ -769,10 +756,8 @@ static void measure(int proto, enum workload w, const enum design *designs,
 		skel[designs[i]] = load(proto, designs[i], nb, w != W_WALK,
 					reps + 2);
 	for (r = -1; r < reps; r++) {
-		memcpy(order, designs, n * sizeof(*order));
-		shuffle(order, n);
 		for (i = 0; i < n; i++) {
-			d = order[i];
+			d = designs[(i + r + 1) % n];
 			run_trial(skel[d], proto, d, w, &t, false);
 			if (r < 0)
 				continue;
@@ -1120,7 +1105,8 @@ static void run_fixed(const long *ms, int nm, int reps, const char *out,
  * accepted peers, plus two listeners per namespace), on the shared and on
  * child tables of the matrix's sizes.  A trial destroys the clients of a
  * stale backend, one in each of the first SCALE_STALE namespaces (the RFC
- * destroyed 1 to 5 sockets a trial), with every design; DIR/scale.csv.
+ * destroyed 1 to 5 sockets a trial), with every design; DIR/scale.csv,
+ * with the seconds the point took to build its world and to measure.
  */
 static void run_scale(const long *ns, int nn, int reps, const char *out,
 		      int t_first, int t_last, int p_first, int p_last)
@@ -1129,7 +1115,7 @@ static void run_scale(const long *ns, int nn, int reps, const char *out,
 	struct result r[N_DESIGNS];
 	enum design ds[N_DESIGNS];
 	char path[4096];
-	double t0, t1;
+	double t0, t1, t2;
 	FILE *csv;
 	int d;
 
@@ -1137,7 +1123,7 @@ static void run_scale(const long *ns, int nn, int reps, const char *out,
 	csv = fopen(path, "w");
 	if (!csv)
 		die(path);
-	fprintf(csv, "tables,proto,m,n,design,reps,wall_ms_median,wall_ms_iqr,wall_ms_p25,wall_ms_p75,sys_ms_median,destroyed,sockets_seen,syscalls,kernel_allocs,ratio_vs_global,scope\n");
+	fprintf(csv, "tables,proto,m,n,design,reps,wall_ms_median,wall_ms_iqr,wall_ms_p25,wall_ms_p75,sys_ms_median,destroyed,sockets_seen,syscalls,kernel_allocs,ratio_vs_global,scope,world_s,measure_s\n");
 	scale_world = true;
 	for (t = t_first; t <= t_last; t++) {
 		for (pi = p_first; pi <= p_last; pi++) {
@@ -1152,17 +1138,19 @@ static void run_scale(const long *ns, int nn, int reps, const char *out,
 					if (runs(protos[pi], d))
 						ds[n++] = d;
 				measure(protos[pi], W_REAP1, ds, n, reps, r);
+				t2 = now();
 				for (d = 0; d < n; d++) {
 					struct result *x = &r[ds[d]];
 
-					fprintf(csv, "%s,%s,%d,%ld,%s,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%lu,%.0f,%.0f,%.3f,%s\n",
+					fprintf(csv, "%s,%s,%d,%ld,%s,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%lu,%.0f,%.0f,%.3f,%s,%.1f,%.1f\n",
 						t ? "child" : "shared", tcp ? "tcp" : "udp",
 						SCALE_M, ns[i], design_names[ds[d]], reps,
 						x->wall, iqr(x), x->wall_p25, x->wall_p75,
 						x->sys, clients_of(protos[pi], 1), x->seen,
 						x->calls, x->allocs,
 						x->wall / r[global_of(ds[d])].wall,
-						design_scope(ds[d]));
+						design_scope(ds[d]), (t1 - t0) / 1e3,
+						(t2 - t1) / 1e3);
 					printf("scale %-6s %s %8ld %-12s %10.3f %8.3f %9lu\n",
 					       t ? "child" : "shared", tcp ? "tcp" : "udp",
 					       ns[i], design_names[ds[d]], x->wall, iqr(x),
@@ -1170,7 +1158,7 @@ static void run_scale(const long *ns, int nn, int reps, const char *out,
 				}
 				printf("# scale %s %s N=%ld: world built in %.1f s, measured in %.1f s\n",
 				       t ? "child" : "shared", tcp ? "tcp" : "udp",
-				       ns[i], (t1 - t0) / 1e3, (now() - t1) / 1e3);
+				       ns[i], (t1 - t0) / 1e3, (t2 - t1) / 1e3);
 				fflush(stdout);
 				fflush(csv);
 				free_world();
