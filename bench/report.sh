@@ -93,6 +93,9 @@ table() { # WORKLOAD: markdown table of every point for WORKLOAD
 B=$(awk '/tcp_ehash_entries/ { print $NF }' "$res/guest.txt" 2>/dev/null)
 L=$(awk '/tcp_listen_portaddr_hash/ { print $NF }' "$res/guest.txt" 2>/dev/null)
 b=$(awk '/child_ehash_entries/ { print $NF }' "$res/world.txt" 2>/dev/null)
+# The QEMU accelerator the bench guest ran under (tests/vm/run).
+accel=$(sed -n 's/^netns_iter\.accel=//p' "$res/guest.txt" 2>/dev/null | tr a-z A-Z)
+accel=${accel:-QEMU}
 
 # Loads every row of a CSV into wall[], iqr[], calls[], allocs[], seen[] and
 # kb[], keyed by tables, m, s, design, workload (SUBSEP); pts[1..npts] are
@@ -193,8 +196,15 @@ goals() {
 			if (c / (p[2] + 1) < lo) { lo = c / (p[2] + 1); lw = "M=" p[2] " S=" p[3] }
 			if (c / (p[2] + 1) > hi) { hi = c / (p[2] + 1); hw = "M=" p[2] " S=" p[3] }
 		}
-		if (hi > 0)
-			printf "\nFrom M = 16 on, the chained walk takes %.2f (%s) to %.2f (%s) times M + 1 whole-host walks: time does not follow the number of walks alone, since a per-namespace walk runs the program on its own sockets only and steps over the others.\n", lo, lw, hi, hw
+		if (hi > 0) {
+			printf "\nFrom M = 16 on, the chained walk takes %.2f (%s) to %.2f (%s) times M + 1 whole-host walks", lo, lw, hi, hw
+			if (hi < 0.8)
+				print ": less than the number of walks says, since a per-namespace walk runs the program on its own sockets only and steps over the others."
+			else if (lo > 1.25)
+				print ": more than the number of walks says."
+			else
+				print "."
+		}
 		print ""
 		print "### Reaping 10 backends against 1, one pass (goal: at most 1.5x)"
 		print ""
@@ -423,19 +433,31 @@ empty_section() {
 			("wall_ms_iqr" in h) ? $h["wall_ms_iqr"] : $h["wall_ms_spread"],
 			$h["buckets"], $h["ns_per_bucket"], $h["ratio_vs_netns_arg"] }' "$e"
 	echo
+	echo "Each line compares designs that hand their program the same sockets"
+	echo "(chained-conn and global-conn skip the listening hash). A time within its"
+	echo "IQR is noise, and then no cost per bucket is stated."
+	echo
 	awk -F, "$HDR"'
-		{ k = $h["tables"] " " $h["proto"]; v = $h["ns_per_bucket"]
+		{ k = $h["tables"] " " $h["proto"] ($h["design"] ~ /-conn$/ ? ", connected only" : ", every socket")
+		  v = $h["ns_per_bucket"]
+		  if ($h["wall_ms_median"] + 0 <= $h["wall_ms_iqr"] + 0) { noise[k] = noise[k] " " $h["design"] }
 		  if (!(k in lo) || v < lo[k]) { lo[k] = v; ld[k] = $h["design"] }
 		  if (!(k in hi) || v > hi[k]) { hi[k] = v; hd[k] = $h["design"] }
 		  if (!(k in seen)) { seen[k] = 1; keys[++n] = k } }
-		END { for (i = 1; i <= n; i++) { k = keys[i]; r = hi[k] / lo[k]; goal = ""
+		END { for (i = 1; i <= n; i++) { k = keys[i]
+			if (k in noise) {
+				printf "- %s: not resolved, the time is within its IQR for%s\n", k, noise[k]
+				continue
+			}
+			r = hi[k] / lo[k]; goal = ""
 			if (index(k, "tcp")) goal = r <= 1.25 ? ": within the 1.25x goal" : ": over the 1.25x goal"
 			printf "- %s: from %.1f ns (%s) to %.1f ns (%s) a bucket, %.2fx%s\n", k,
 				lo[k], ld[k], hi[k], hd[k], r, goal } }' "$e"
 	echo
 	echo "The shared UDP table is small (udp_hash_entries), so its rows measure mostly"
 	echo "what a walk costs per namespace (setns, link and iterator set-up), not per"
-	echo "bucket; the child rows isolate the bucket. Every design runs the same"
+	echo "bucket; the child rows are the difference of two runs, per bucket"
+	echo "added. Every design runs the same"
 	echo "batching code of \`iter/tcp\` and \`iter/udp\` (the chained walk through"
 	echo "\`bpf_tcp_sock_walk_*()\` and \`bpf_udp_sock_walk_*()\`). The profile of the"
 	echo "guest during a TCP empty-world run (\`perf record -e cpu-clock -a -g\`,"
@@ -498,7 +520,8 @@ fixed_section() {
 	echo "created with the matrix's child tables and as many on the shared tables,"
 	echo "all alive at once, before any namespace was freed; what each set took"
 	echo "from MemFree, and what it added to Slab, VmallocUsed and Percpu"
-	echo "(\`/proc/meminfo\`). kB per namespace is the MemFree share."
+	echo "(\`/proc/meminfo\`). kB per namespace is the MemFree share; the kernel's"
+	echo "own share is slab, vmalloc and per-CPU memory together."
 	echo
 	echo "| tables | M | tcp_child_ehash_entries | udp_child_hash_entries | MemFree kB | slab kB | vmalloc kB | percpu kB | kB per namespace |"
 	echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
@@ -506,34 +529,40 @@ fixed_section() {
 	{ printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $h["tables"], $h["m"], $h["ehash_entries"],
 		$h["udp_hash_entries"], $h["memfree_kb"], $h["slab_kb"], $h["vmalloc_kb"], $h["percpu_kb"], $h["kb_per_netns"]
 	  kb[$h["tables"]] = $h["kb_per_netns"]
+	  k[$h["tables"]] = ($h["slab_kb"] + $h["vmalloc_kb"] + $h["percpu_kb"]) / $h["m"]
 	  if ($h["tables"] == "child") { e = $h["ehash_entries"]; u = $h["udp_hash_entries"] } }
-	END { if ("child" in kb && "shared" in kb)
-		printf "\nChild tables of %d TCP and %d UDP entries cost %.1f kB per namespace more than the shared tables.\n",
-			e, u, kb["child"] - kb["shared"] }' "$m"
+	END { if ("child" in kb && "shared" in kb) {
+		d = kb["child"] - kb["shared"]; dk = k["child"] - k["shared"]
+		printf "\nChild tables of %d TCP and %d UDP entries cost %.1f kB per namespace %s than the shared tables from MemFree, %.1f kB %s of slab, vmalloc and per-CPU memory.\n",
+			e, u, d < 0 ? -d : d, d < 0 ? "less" : "more", dk < 0 ? -dk : dk, dk < 0 ? "less" : "more" } }' "$m"
 	echo
 }
 
 # scale_section: the RFC's table (netns-bench --scale, make bench-scale)
 # beside the RFC's own numbers (docs/bench/rfc.csv, quoted from the RFC).
 scale_section() {
-	local sc rfc
+	local sc rfc destroyed
 	sc=$(pick scale.csv) rfc=$(pick rfc.csv)
 	[ -s "$sc" ] || return 0
+	destroyed=$(awk -F, "$HDR"' { print $h["destroyed"]; exit }' "$sc")
 	echo "## The RFC's table, reproduced"
 	echo
 	echo "Jordan Rife's RFC \"bpf: Efficient socket destruction\" (bpf-next,"
 	echo "2025-09-09) timed the per-namespace walk over 100 namespaces on bare"
 	echo "metal, destroying 1 to 5 sockets a trial, UDP, for 100 to 1M host"
-	echo "sockets (\`docs/bench/rfc.csv\`). \`make bench-scale\` (\`netns-bench"
+	echo "sockets, against its proposal, a sockhash bucket of the sockets to"
+	echo "destroy (\`docs/bench/rfc.csv\`). \`make bench-scale\` (\`netns-bench"
 	echo "--scale\`) builds the same world: 100 namespaces holding N sockets of one"
 	echo "protocol in all (TCP: clients and accepted peers, plus two listeners a"
 	echo "namespace), on shared and on child tables, and each trial destroys the"
-	echo "5 clients of a stale backend with every design. Ours run under TCG, so"
-	echo "compare shapes (each time over its own time at N = 10k) and ratios,"
-	echo "not absolute times. The RFC's per-namespace walk is the setns loop."
+	echo "$destroyed clients of a stale backend, one in each of $destroyed namespaces, with"
+	echo "every design. Ours run under $accel, so compare shapes (each time over its"
+	echo "own time at N = 10k) and ratios, not absolute times. The RFC's"
+	echo "per-namespace walk is the setns loop; its sockhash is looked up, not"
+	echo "walked, and no design here is like it."
 	echo
 	awk -F, -v rfc="$rfc" "$HDR"'
-	BEGIN { while ((getline l < rfc) > 0) { split(l, x, ","); if (x[1] + 0 > 0) r[x[1]] = x[2] } }
+	BEGIN { while ((getline l < rfc) > 0) { split(l, x, ","); if (x[1] + 0 > 0) { r[x[1]] = x[2]; sh[x[1]] = x[3] } } }
 	{
 		g = $h["tables"] SUBSEP $h["proto"]
 		if (!(g in seen)) { seen[g] = 1; groups[++ng] = g }
@@ -547,21 +576,22 @@ scale_section() {
 		for (i = 1; i <= ng; i++) {
 			split(groups[i], x, SUBSEP); g = groups[i]
 			printf "### %s, %s tables (median of %d trials, ms; IQR in brackets)\n\n", toupper(x[2]), x[1], reps
-			printf "| N | RFC per-netns ms | RFC / RFC at 10k | setns | setns / setns at 10k | netns-arg | chained |"
+			printf "| N | RFC per-netns ms | RFC / RFC at 10k | RFC sockhash ms | setns | setns / setns at 10k | netns-arg | chained |"
 			if (x[2] == "tcp") printf " chained-conn |"
 			printf " global |"
 			if (x[2] == "tcp") printf " global-conn |"
 			printf " sock_diag | setns / global | chained / global |"
 			if (x[2] == "tcp") printf " chained-conn / global-conn |"
 			print ""
-			printf "| --- | --- | --- | --- | --- | --- | --- |"
+			printf "| --- | --- | --- | --- | --- | --- | --- | --- |"
 			if (x[2] == "tcp") printf " --- | --- | --- |"
 			print " --- | --- | --- | --- |"
 			base = w[g SUBSEP 10000 SUBSEP "setns"]
 			for (j = 1; j <= nn[g]; j++) {
 				n = ns[g, j]; k = g SUBSEP n
-				printf "| %d | %s | %s | %.1f (%.1f) | %s | %.1f (%.1f) | %.1f (%.1f) |", n,
+				printf "| %d | %s | %s | %s | %.1f (%.1f) | %s | %.1f (%.1f) | %.1f (%.1f) |", n,
 					(n in r) ? r[n] : "-", (n in r) ? sprintf("%.2f", r[n] / r[10000]) : "-",
+					(n in sh) ? sprintf("%.4f", sh[n] / 1000) : "-",
 					w[k SUBSEP "setns"], q[k SUBSEP "setns"],
 					base ? sprintf("%.2f", w[k SUBSEP "setns"] / base) : "-",
 					w[k SUBSEP "netns-arg"], q[k SUBSEP "netns-arg"],
@@ -577,8 +607,45 @@ scale_section() {
 				print ""
 			}
 			print ""
+			# the shape: from 10k to the largest N, beside the RFC
+			n = ns[g, nn[g]]; k = g SUBSEP n; b = g SUBSEP 10000
+			if (n > 10000 && w[b SUBSEP "setns"] && (n in r))
+				printf "From N = 10k to %dk the RFC'"'"'s per-namespace walk took %.2fx the time; here the setns loop %.2fx, the chained walk %.2fx and the whole-host walk %.2fx.\n\n",
+					n / 1000, r[n] / r[10000], w[k SUBSEP "setns"] / w[b SUBSEP "setns"],
+					w[k SUBSEP "chained"] / w[b SUBSEP "chained"],
+					w[k SUBSEP "global"] / w[b SUBSEP "global"]
 		}
+		lo = 1e18; hi = 0
+		for (n in sh) { if (sh[n] + 0 < lo) lo = sh[n]; if (sh[n] + 0 > hi) hi = sh[n] }
+		if (hi > 0)
+			printf "The RFC'"'"'s sockhash bucket took %.1f to %.1f us from 100 to 1M sockets: it does not grow with N, where every walk does.\n\n", lo, hi
 	}' "$sc"
+	scale_cap "$sc"
+}
+
+# scale_cap SCALE_CSV: why the RFC's 1M point is not run, from the time
+# the largest points took (world_s and measure_s) and the guest's memory.
+scale_cap() {
+	local mem
+	mem=$(awk '/MemTotal/ { printf "%.1f", $2 / 1048576 }' "$(pick guest-scale.txt)" 2>/dev/null || true)
+	awk -F, -v mem="$mem" "$HDR"'
+	!("world_s" in h) { exit }
+	$h["n"] + 0 > max { max = $h["n"] + 0; split("", t); split("", seen) }
+	$h["n"] + 0 == max && !(($h["tables"] " " $h["proto"]) in seen) {
+		seen[$h["tables"] " " $h["proto"]] = 1; np++
+		t[$h["tables"] " " $h["proto"]] = $h["world_s"] + $h["measure_s"] }
+	END {
+		if (!max) exit
+		np = 0
+		for (k in t) { np++; sum += t[k]; if (t[k] > most) { most = t[k]; mk = k } }
+		printf "At N = %dk the %d points took %.0f s to build their worlds and measure, the %s one %.0f s of it. Every world and every walk grows with N, so ten times N would take about %.0f minutes", max / 1000, np, sum, mk, most, sum * 10 / 60
+		if (sum * 10 / 60 > 90)
+			printf ", more than the 90 minutes bench-scale may take: that is why 1M sockets are not run."
+		else
+			printf ", within the 90 minutes bench-scale may take (SCALE_N)."
+		if (mem != "") printf " The guest had %s GB of memory (`guest-scale.txt`).", mem
+		print "\n"
+	}' "$1"
 }
 
 # headline: README's summary, every figure from the CSV.
@@ -621,7 +688,7 @@ headline() {
 			ns[x[1]]++
 			if (c > s) { slow[x[1]]++; slowt[x[1] SUBSEP x[2]]++ }
 		}
-		printf "In the committed run (the bench kernel under TCG, medians of %s repetitions;\n", reps
+		printf "In the committed run (the bench kernel under %s, medians of %s repetitions;\n", accel, reps
 		print "ratios are the result, absolute times are not), designs that walk every socket:"
 		print ""
 		for (pi = 1; pi <= 2; pi++) {
@@ -633,7 +700,7 @@ headline() {
 			printf "- %s: the chained walk is slower than the setns loop in %d of %d cases\n", P, slow[p], ns[p]
 			printf "  (%d on shared tables, %d on child tables).\n", slowt[p SUBSEP "shared"], slowt[p SUBSEP "child"]
 		}
-	}' reps="$(awk -F, "$HDR"' { print $h["reps"]; exit }' "$all")" "$all"
+	}' accel="$accel" reps="$(awk -F, "$HDR"' { print $h["reps"]; exit }' "$all")" "$all"
 	awk -F, "$HDR"'
 	$h["scope"] == "connected" {
 		k = $h["tables"] SUBSEP $h["m"] SUBSEP $h["s"] SUBSEP $h["workload"]
@@ -668,10 +735,10 @@ headline() {
 		awk -F, "$HDR"'
 		$h["tables"] == "shared" && $h["n"] + 0 >= max[$h["proto"]] {
 			if ($h["n"] + 0 > max[$h["proto"]]) { max[$h["proto"]] = $h["n"] + 0 }
-			w[$h["proto"] SUBSEP $h["design"]] = $h["wall_ms_median"]; m = $h["m"] }
+			w[$h["proto"] SUBSEP $h["design"]] = $h["wall_ms_median"]; m = $h["m"]; d = $h["destroyed"] }
 		END {
 			if (!("tcp" in max) || !("udp" in max)) exit
-			printf "- The RFC'"'"'s world (%d namespaces on shared tables, 5 sockets destroyed):\n", m
+			printf "- The RFC'"'"'s world (%d namespaces on shared tables, %d sockets destroyed):\n", m, d
 			printf "  the setns loop takes %.1fx the time of the whole-host walk at %d TCP sockets\n",
 				w["tcp" SUBSEP "setns"] / w["tcp" SUBSEP "global"], max["tcp"]
 			printf "  and %.1fx at %d UDP sockets; the chained walk %.1fx and %.1fx.\n",
@@ -728,8 +795,10 @@ headline() {
 	echo "### Kernel allocations per walk"
 	echo
 	echo "Slab objects (kmalloc and kmem_cache_alloc tracepoints) the kernel"
-	echo "allocated for the driver's thread during one walk, median: set-up"
-	echo "(links, iterators, seq_file buffers, netlink messages), not sockets."
+	echo "allocated for the driver's thread in one walk, counted in a run of its"
+	echo "own after the timed ones (the counters slow every syscall down). Counts"
+	echo "that do not grow with S are set-up (links, iterators, seq_file buffers,"
+	echo "netlink messages), not sockets."
 	echo
 	allocations
 	echo
@@ -757,6 +826,15 @@ headline() {
 	echo '```'
 	cat "$res/guest.txt" 2>/dev/null || echo "(not recorded)"
 	echo '```'
+	for g in guest-empty.txt:bench-empty guest-scale.txt:bench-scale; do
+		[ -s "$(pick "${g%%:*}")" ] || continue
+		echo
+		echo "\`make ${g#*:}\`'s guest:"
+		echo
+		echo '```'
+		cat "$(pick "${g%%:*}")"
+		echo '```'
+	done
 	for p in tcp udp; do
 		for w in walk reap1 reap10; do
 			echo
@@ -787,7 +865,8 @@ if [ -n "$readme" ]; then
 fi
 if [ "$(cd "$res" && pwd)" != "$(cd "$docs/bench" && pwd)" ]; then
 	cp "$all" "$docs/bench/results.csv"
-	for f in empty.csv fixed.csv memory.csv scale.csv profile-empty-tcp.txt guest.txt world.txt; do
+	for f in empty.csv fixed.csv memory.csv scale.csv profile-empty-tcp.txt guest.txt \
+		 guest-empty.txt guest-scale.txt world.txt; do
 		if [ -s "$res/$f" ]; then cp "$res/$f" "$docs/bench/"; fi
 	done
 fi
