@@ -90,12 +90,17 @@ table() { # WORKLOAD: markdown table of every point for WORKLOAD
 
 # The guest's table sizes: B (shared established hash), L (shared
 # listening hash), b (the child namespaces' established hash).
-B=$(awk '/tcp_ehash_entries/ { print $NF }' "$res/guest.txt" 2>/dev/null)
-L=$(awk '/tcp_listen_portaddr_hash/ { print $NF }' "$res/guest.txt" 2>/dev/null)
-b=$(awk '/child_ehash_entries/ { print $NF }' "$res/world.txt" 2>/dev/null)
-# The QEMU accelerator the bench guest ran under (tests/vm/run).
-accel=$(sed -n 's/^netns_iter\.accel=//p' "$res/guest.txt" 2>/dev/null | tr a-z A-Z)
-accel=${accel:-QEMU}
+B=$(awk '/tcp_ehash_entries/ { print $NF }' "$res/guest.txt" 2>/dev/null || true)
+L=$(awk '/tcp_listen_portaddr_hash/ { print $NF }' "$res/guest.txt" 2>/dev/null || true)
+b=$(awk '/child_ehash_entries/ { print $NF }' "$res/world.txt" 2>/dev/null || true)
+# accel GUEST_TXT: the QEMU accelerator a bench guest ran under
+# (tests/vm/run puts it on the kernel command line).
+accel() {
+	local a
+	a=$(sed -n 's/^netns_iter\.accel=//p' "$1" 2>/dev/null | tr a-z A-Z || true)
+	echo "${a:-QEMU}"
+}
+accel=$(accel "$res/guest.txt")
 
 # Loads every row of a CSV into wall[], iqr[], calls[], allocs[], seen[] and
 # kb[], keyed by tables, m, s, design, workload (SUBSEP); pts[1..npts] are
@@ -440,11 +445,17 @@ empty_section() {
 	awk -F, "$HDR"'
 		{ k = $h["tables"] " " $h["proto"] ($h["design"] ~ /-conn$/ ? ", connected only" : ", every socket")
 		  v = $h["ns_per_bucket"]
-		  if ($h["wall_ms_median"] + 0 <= $h["wall_ms_iqr"] + 0) { noise[k] = noise[k] " " $h["design"] }
+		  q = ("wall_ms_iqr" in h) ? $h["wall_ms_iqr"] : $h["wall_ms_spread"]
+		  if ($h["wall_ms_median"] + 0 <= q + 0) { noise[k] = noise[k] " " $h["design"] }
+		  nd[k]++
 		  if (!(k in lo) || v < lo[k]) { lo[k] = v; ld[k] = $h["design"] }
 		  if (!(k in hi) || v > hi[k]) { hi[k] = v; hd[k] = $h["design"] }
 		  if (!(k in seen)) { seen[k] = 1; keys[++n] = k } }
 		END { for (i = 1; i <= n; i++) { k = keys[i]
+			if (nd[k] < 2) {
+				printf "- %s: %s only, nothing to compare\n", k, ld[k]
+				continue
+			}
 			if (k in noise) {
 				printf "- %s: not resolved, the time is within its IQR for%s\n", k, noise[k]
 				continue
@@ -541,10 +552,12 @@ fixed_section() {
 # scale_section: the RFC's table (netns-bench --scale, make bench-scale)
 # beside the RFC's own numbers (docs/bench/rfc.csv, quoted from the RFC).
 scale_section() {
-	local sc rfc destroyed
+	local sc rfc destroyed gs
 	sc=$(pick scale.csv) rfc=$(pick rfc.csv)
 	[ -s "$sc" ] || return 0
 	destroyed=$(awk -F, "$HDR"' { print $h["destroyed"]; exit }' "$sc")
+	gs=$(pick guest-scale.txt)
+	[ -s "$gs" ] || gs=$res/guest.txt
 	echo "## The RFC's table, reproduced"
 	echo
 	echo "Jordan Rife's RFC \"bpf: Efficient socket destruction\" (bpf-next,"
@@ -556,18 +569,19 @@ scale_section() {
 	echo "protocol in all (TCP: clients and accepted peers, plus two listeners a"
 	echo "namespace), on shared and on child tables, and each trial destroys the"
 	echo "$destroyed clients of a stale backend, one in each of $destroyed namespaces, with"
-	echo "every design. Ours run under $accel, so compare shapes (each time over its"
+	echo "every design. Ours run under $(accel "$gs"), so compare shapes (each time over its"
 	echo "own time at N = 10k) and ratios, not absolute times. The RFC's"
 	echo "per-namespace walk is the setns loop; its sockhash is looked up, not"
 	echo "walked, and no design here is like it."
 	echo
 	awk -F, -v rfc="$rfc" "$HDR"'
-	BEGIN { while ((getline l < rfc) > 0) { split(l, x, ","); if (x[1] + 0 > 0) { r[x[1]] = x[2]; sh[x[1]] = x[3] } } }
+	BEGIN { while ((getline l < rfc) > 0) { split(l, x, ","); if (x[1] + 0 > 0) { r[x[1]] = x[2]; if (x[3] != "") sh[x[1]] = x[3] } } }
 	{
 		g = $h["tables"] SUBSEP $h["proto"]
 		if (!(g in seen)) { seen[g] = 1; groups[++ng] = g }
 		k = g SUBSEP $h["n"]
 		if (!(k in seenn)) { seenn[k] = 1; ns[g, ++nn[g]] = $h["n"] }
+		if ($h["n"] + 0 > top[g]) top[g] = $h["n"] + 0
 		w[k SUBSEP $h["design"]] = $h["wall_ms_median"]
 		q[k SUBSEP $h["design"]] = $h["wall_ms_iqr"]
 		reps = $h["reps"]
@@ -608,41 +622,73 @@ scale_section() {
 			}
 			print ""
 			# the shape: from 10k to the largest N, beside the RFC
-			n = ns[g, nn[g]]; k = g SUBSEP n; b = g SUBSEP 10000
-			if (n > 10000 && w[b SUBSEP "setns"] && (n in r))
-				printf "From N = 10k to %dk the RFC'"'"'s per-namespace walk took %.2fx the time; here the setns loop %.2fx, the chained walk %.2fx and the whole-host walk %.2fx.\n\n",
-					n / 1000, r[n] / r[10000], w[k SUBSEP "setns"] / w[b SUBSEP "setns"],
+			n = top[g]; k = g SUBSEP n; b = g SUBSEP 10000
+			if (n > 10000 && w[b SUBSEP "setns"] && w[b SUBSEP "chained"] && w[b SUBSEP "global"] &&
+			    (n in r) && r[10000])
+				printf "From N = 10k to %s the RFC'"'"'s per-namespace walk took %.2fx the time; here the setns loop %.2fx, the chained walk %.2fx and the whole-host walk %.2fx.\n\n",
+					count(n), r[n] / r[10000], w[k SUBSEP "setns"] / w[b SUBSEP "setns"],
 					w[k SUBSEP "chained"] / w[b SUBSEP "chained"],
 					w[k SUBSEP "global"] / w[b SUBSEP "global"]
 		}
-		lo = 1e18; hi = 0
-		for (n in sh) { if (sh[n] + 0 < lo) lo = sh[n]; if (sh[n] + 0 > hi) hi = sh[n] }
-		if (hi > 0)
-			printf "The RFC'"'"'s sockhash bucket took %.1f to %.1f us from 100 to 1M sockets: it does not grow with N, where every walk does.\n\n", lo, hi
+		lo = 1e18; hi = 0; nlo = 1e18; nhi = 0
+		for (n in sh) {
+			if (sh[n] + 0 < lo) lo = sh[n] + 0
+			if (sh[n] + 0 > hi) hi = sh[n] + 0
+			if (n + 0 < nlo) nlo = n + 0
+			if (n + 0 > nhi) nhi = n + 0
+		}
+		if (hi > 0) {
+			printf "The RFC'"'"'s sockhash bucket took %.1f to %.1f us from %s to %s sockets", lo, hi, count(nlo), count(nhi)
+			if (sh[nhi] <= 1.5 * sh[nlo])
+				printf ": its cost does not grow with N"
+			printf ".\n\n"
+		}
+	}
+	function count(n) {
+		return n >= 1e6 && n % 1e6 == 0 ? (n / 1e6) "M" : n >= 1000 && n % 1000 == 0 ? (n / 1000) "k" : n
 	}' "$sc"
 	scale_cap "$sc"
 }
 
 # scale_cap SCALE_CSV: why the RFC's 1M point is not run, from the time
 # the largest points took (world_s and measure_s) and the guest's memory.
+# Each point's time is the same in every design's row; the next N up is
+# projected from the growth the largest two Ns (a factor of ten apart) show.
 scale_cap() {
 	local mem
 	mem=$(awk '/MemTotal/ { printf "%.1f", $2 / 1048576 }' "$(pick guest-scale.txt)" 2>/dev/null || true)
 	awk -F, -v mem="$mem" "$HDR"'
 	!("world_s" in h) { exit }
-	$h["n"] + 0 > max { max = $h["n"] + 0; split("", t); split("", seen) }
-	$h["n"] + 0 == max && !(($h["tables"] " " $h["proto"]) in seen) {
-		seen[$h["tables"] " " $h["proto"]] = 1; np++
-		t[$h["tables"] " " $h["proto"]] = $h["world_s"] + $h["measure_s"] }
+	{
+		g = $h["tables"] " " $h["proto"]; n = $h["n"] + 0
+		if (!((g, n) in t)) { t[g, n] = $h["world_s"] + $h["measure_s"]; all += t[g, n] }
+		if (!(g in seen)) { seen[g] = 1; groups[++ng] = g }
+		if (n > max) max = n
+	}
+	function count(n) {
+		return n >= 1e6 && n % 1e6 == 0 ? (n / 1e6) "M" : n >= 1000 && n % 1000 == 0 ? (n / 1000) "k" : n
+	}
 	END {
 		if (!max) exit
-		np = 0
-		for (k in t) { np++; sum += t[k]; if (t[k] > most) { most = t[k]; mk = k } }
-		printf "At N = %dk the %d points took %.0f s to build their worlds and measure, the %s one %.0f s of it. Every world and every walk grows with N, so ten times N would take about %.0f minutes", max / 1000, np, sum, mk, most, sum * 10 / 60
-		if (sum * 10 / 60 > 90)
-			printf ", more than the 90 minutes bench-scale may take: that is why 1M sockets are not run."
-		else
-			printf ", within the 90 minutes bench-scale may take (SCALE_N)."
+		for (i = 1; i <= ng; i++) {
+			g = groups[i]
+			if (!((g, max) in t)) continue
+			sum += t[g, max]
+			if (t[g, max] > most) { most = t[g, max]; mk = g }
+			if (!((g, max / 10) in t) || t[g, max / 10] <= 0) { nogrowth = 1; continue }
+			f = t[g, max] / t[g, max / 10]
+			next_t += t[g, max] * f
+			if (!flo || f < flo) flo = f
+			if (f > fhi) fhi = f
+		}
+		printf "The whole run took %.0f minutes to build its worlds and measure. At N = %s the points took %.0f s, the %s one %.0f s of it.", all / 60, count(max), sum, mk, most
+		if (!nogrowth) {
+			printf " From N = %s to %s their time grew %.1fx to %.1fx; at that growth N = %s would take about %.0f minutes more", count(max / 10), count(max), flo, fhi, count(max * 10), next_t / 60
+			if ((all + next_t) / 60 > 90)
+				printf ", past the 90 minutes bench-scale may take: that is why it is not run."
+			else
+				printf ", within the 90 minutes bench-scale may take (SCALE_N adds it)."
+		}
 		if (mem != "") printf " The guest had %s GB of memory (`guest-scale.txt`).", mem
 		print "\n"
 	}' "$1"
