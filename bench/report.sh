@@ -773,8 +773,10 @@ headline() {
 		function us(p, d,   k) { k = p SUBSEP d; return hi[k] > lo[k] ? (wh[k] - wl[k]) * 1000 / (hi[k] - lo[k]) : 0 }
 		END {
 			printf "- An empty namespace (child tables, no socket) costs the setns loop\n"
-			printf "  %.1f us (TCP) and %.1f us (UDP), the chained walk %.1f and %.1f us.\n",
+			printf "  %.1f us (TCP) and %.1f us (UDP), the chained walk %.1f and %.1f us;\n",
 				us("tcp", "setns"), us("udp", "setns"), us("tcp", "chained"), us("udp", "chained")
+			printf "  TCP walks that leave the shared listening hash out, chained-conn\n"
+			printf "  %.1f us and global-conn %.1f us.\n", us("tcp", "chained-conn"), us("tcp", "global-conn")
 		}' "$f"
 	fi
 	if [ -s "$sc" ]; then
@@ -798,7 +800,7 @@ headline() {
 		{ kb[$h["tables"]] = $h["kb_per_netns"]
 		  if ($h["tables"] == "child") { e = $h["ehash_entries"]; u = $h["udp_hash_entries"] } }
 		END { if ("child" in kb && "shared" in kb)
-			printf "- Child tables of %d TCP and %d UDP entries cost %.1f kB per namespace.\n",
+			printf "- Child tables of %d TCP and %d UDP entries cost %.1f kB per namespace\n  more than the shared tables (MemFree).\n",
 				e, u, kb["child"] - kb["shared"] }' "$m"
 	fi
 }
