@@ -32,6 +32,12 @@ csv=$res/tcp.csv
 
 # Every awk program below starts with this: h[NAME] is the column of NAME.
 HDR='NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }'
+# count(N): a socket count as 100, 10k or 1M, for the scale section.
+COUNT='
+function count(n) {
+	return n >= 1e6 && n % 1e6 == 0 ? (n / 1e6) "M" : n >= 1000 && n % 1000 == 0 ? (n / 1000) "k" : n
+}
+'
 
 # col NAME: the column number of NAME in the CSV header.
 col() { head -n1 "$csv" | tr ',' '\n' | grep -nx "$1" | cut -d: -f1; }
@@ -574,7 +580,7 @@ scale_section() {
 	echo "per-namespace walk is the setns loop; its sockhash is looked up, not"
 	echo "walked, and no design here is like it."
 	echo
-	awk -F, -v rfc="$rfc" "$HDR"'
+	awk -F, -v rfc="$rfc" "$COUNT$HDR"'
 	BEGIN { while ((getline l < rfc) > 0) { split(l, x, ","); if (x[1] + 0 > 0) { r[x[1]] = x[2]; if (x[3] != "") sh[x[1]] = x[3] } } }
 	{
 		g = $h["tables"] SUBSEP $h["proto"]
@@ -643,9 +649,6 @@ scale_section() {
 				printf ": its cost does not grow with N"
 			printf ".\n\n"
 		}
-	}
-	function count(n) {
-		return n >= 1e6 && n % 1e6 == 0 ? (n / 1e6) "M" : n >= 1000 && n % 1000 == 0 ? (n / 1000) "k" : n
 	}' "$sc"
 	scale_cap "$sc"
 }
@@ -657,16 +660,13 @@ scale_section() {
 scale_cap() {
 	local mem
 	mem=$(awk '/MemTotal/ { printf "%.1f", $2 / 1048576 }' "$(pick guest-scale.txt)" 2>/dev/null || true)
-	awk -F, -v mem="$mem" "$HDR"'
+	awk -F, -v mem="$mem" "$COUNT$HDR"'
 	!("world_s" in h) { exit }
 	{
 		g = $h["tables"] " " $h["proto"]; n = $h["n"] + 0
 		if (!((g, n) in t)) { t[g, n] = $h["world_s"] + $h["measure_s"]; all += t[g, n] }
 		if (!(g in seen)) { seen[g] = 1; groups[++ng] = g }
 		if (n > max) max = n
-	}
-	function count(n) {
-		return n >= 1e6 && n % 1e6 == 0 ? (n / 1e6) "M" : n >= 1000 && n % 1000 == 0 ? (n / 1000) "k" : n
 	}
 	END {
 		if (!max) exit
