@@ -178,7 +178,9 @@ static __always_inline int reap_one(struct seq_file *seq,
 	addr_of(rec.daddr, rec.family, skc->skc_daddr, &skc->skc_v6_daddr);
 	rec.sport = skc->skc_num;
 	rec.dport = bpf_ntohs(skc->skc_dport);
-	rec.sock_cookie = bpf_get_socket_cookie(skc);
+	/* The chained walk's socket is untrusted and has its cookie. */
+	rec.sock_cookie = it ? skc->skc_cookie.counter :
+			       bpf_get_socket_cookie(skc);
 	if (cfg_dump)
 		BPF_SEQ_PRINTF(seq, "%llu %llu %u %u %u %pI6 %u %pI6 %u\n",
 			       netns, rec.sock_cookie, proto, rec.family, state,

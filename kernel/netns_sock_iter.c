@@ -8,11 +8,17 @@
  * a bucket at a time, batched under the bucket lock with a reference on
  * each socket.  A socket hashed for the whole walk is seen once.  No lock
  * is held between two calls, so walks nest and programs may sleep.
+ *
+ * The socket next() returns is held only until the following call, so the
+ * program gets it untrusted (KF_RET_UNTRUSTED): it may read it and pass it
+ * to nothing.  The iterator acts on its current socket itself.
  */
 #include <linux/bpf.h>
 #include <linux/btf.h>
 #include <linux/btf_ids.h>
+#include <linux/filter.h>
 #include <linux/sched/signal.h>
+#include <linux/sock_diag.h>
 #include <net/net_namespace.h>
 #include <net/sock.h>
 #include <net/tcp.h>
@@ -98,11 +104,11 @@ __bpf_kfunc int bpf_iter_netns_sock_new(struct bpf_iter_netns_sock *it,
  * bpf_iter_netns_sock_next() - the next socket of the walk
  * @it: iterator state
  *
- * Releases the socket the previous call returned.  The program may read the
- * socket it returns, unlocked, until the following call or destroy; the
- * verifier (KF_ITER_RET_SCOPED) refuses any use of it, or of a pointer
- * derived from it, after that.  A socket unhashed before the walk reaches
- * it is skipped.
+ * Releases the socket the previous call returned.  The socket it returns
+ * is held, unlocked, until the following call or destroy, and is untrusted
+ * for the program: read-only, and never an argument to a helper or kfunc.
+ * It has its cookie, so that the program can read it.  A socket unhashed
+ * before the walk reaches it is skipped.
  *
  * Context: a sleepable program with no lock held; takes and drops one
  * bucket lock at a time.
@@ -137,6 +143,7 @@ bpf_iter_netns_sock_next(struct bpf_iter_netns_sock *it)
 		netns_sock_walk_end(kit);
 		return NULL;
 	}
+	sock_gen_cookie(sk);
 	kit->sk = sk;
 	return (struct sock_common *)sk;
 }
@@ -170,18 +177,17 @@ __bpf_kfunc int bpf_iter_netns_sock_err(struct bpf_iter_netns_sock *it__iter)
  * bpf_iter_netns_sock_abort() - destroy the socket the walk is at
  * @it__iter: an active iterator
  *
- * Aborts the socket the last bpf_iter_netns_sock_next() returned, as
- * sock_diag's SOCK_DESTROY does: its owner sees ECONNABORTED.  Takes the
- * socket lock of a full socket itself, so unlike bpf_sock_destroy() it
- * needs no lock held by the caller, and checks under that lock that the
- * socket is still hashed.
+ * bpf_sock_destroy() on the socket the last bpf_iter_netns_sock_next()
+ * returned, under the lock of a full socket, which it takes itself: TCP and
+ * UDP only, and the owner sees ECONNABORTED, as with sock_diag's
+ * SOCK_DESTROY.  Checks under that lock that the socket is still hashed.
  *
  * Context: a sleepable program with no socket lock held; sleeps.
  *
  * Return: 0; -ENOENT if the walk is at no socket, or its socket was
  * unhashed meanwhile (closed by its owner, or a TCP socket already
  * aborted; a UDP socket bound to a port stays hashed, and is aborted
- * again); else what the protocol's diag_destroy() returns.
+ * again); else what bpf_sock_destroy() returns.
  */
 __bpf_kfunc int bpf_iter_netns_sock_abort(struct bpf_iter_netns_sock *it__iter)
 {
@@ -192,15 +198,13 @@ __bpf_kfunc int bpf_iter_netns_sock_abort(struct bpf_iter_netns_sock *it__iter)
 
 	if (!sk)
 		return -ENOENT;
-	if (!sk->sk_prot->diag_destroy)
-		return -EOPNOTSUPP;
 	fullsock = sk_fullsock(sk);
 	if (fullsock)
 		lock_sock(sk);
 	if (sk_unhashed(sk))
 		err = -ENOENT;
 	else
-		err = sk->sk_prot->diag_destroy(sk, ECONNABORTED);
+		err = bpf_sock_destroy((struct sock_common *)sk);
 	if (fullsock)
 		release_sock(sk);
 	return err;
@@ -211,7 +215,7 @@ __bpf_kfunc_end_defs();
 BTF_KFUNCS_START(netns_sock_kfunc_ids)
 BTF_ID_FLAGS(func, bpf_iter_netns_sock_new, KF_ITER_NEW | KF_SLEEPABLE)
 BTF_ID_FLAGS(func, bpf_iter_netns_sock_next,
-	     KF_ITER_NEXT | KF_RET_NULL | KF_ITER_RET_SCOPED | KF_SLEEPABLE)
+	     KF_ITER_NEXT | KF_RET_NULL | KF_RET_UNTRUSTED | KF_SLEEPABLE)
 BTF_ID_FLAGS(func, bpf_iter_netns_sock_destroy, KF_ITER_DESTROY | KF_SLEEPABLE)
 BTF_ID_FLAGS(func, bpf_iter_netns_sock_err)
 BTF_ID_FLAGS(func, bpf_iter_netns_sock_abort, KF_SLEEPABLE)

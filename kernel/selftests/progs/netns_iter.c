@@ -42,6 +42,20 @@ static void emit_sock(struct seq_file *seq, struct sock_common *skc)
 	emit(seq, skc->skc_net.net->net_cookie, bpf_get_socket_cookie(skc));
 }
 
+/*
+ * A socket of bpf_iter_netns_sock_next() is untrusted: no helper takes it,
+ * but next() gave it its cookie.
+ */
+static __u64 walk_cookie(struct sock_common *skc)
+{
+	return skc->skc_cookie.counter;
+}
+
+static void emit_walk_sock(struct seq_file *seq, struct sock_common *skc)
+{
+	emit(seq, skc->skc_net.net->net_cookie, walk_cookie(skc));
+}
+
 SEC("iter/netns")
 int dump_netns(struct bpf_iter__netns *ctx)
 {
@@ -49,6 +63,22 @@ int dump_netns(struct bpf_iter__netns *ctx)
 
 	if (net)
 		emit(ctx->meta->seq, net->net_cookie, 0);
+	return 0;
+}
+
+/* The open-coded twin, from a syscall program: the namespaces it counts. */
+int nr_open_coded;
+
+SEC("syscall")
+int count_netns(void *ctx)
+{
+	struct net *net;
+
+	nr_open_coded = 0;
+	bpf_rcu_read_lock();
+	bpf_for_each(netns, net)
+		nr_open_coded++;
+	bpf_rcu_read_unlock();
 	return 0;
 }
 
@@ -88,9 +118,8 @@ int dump_netns_socks(struct bpf_iter__netns *ctx)
 	new_err = bpf_iter_netns_sock_new(&it, net, protocol, flags);
 	if (!new_err) {
 		while ((skc = bpf_iter_netns_sock_next(&it))) {
-			emit_sock(seq, skc);
-			if (abort_cookie &&
-			    bpf_get_socket_cookie(skc) == abort_cookie) {
+			emit_walk_sock(seq, skc);
+			if (abort_cookie && walk_cookie(skc) == abort_cookie) {
 				abort_err = bpf_iter_netns_sock_abort(&it);
 				nr_aborted++;
 			}
@@ -126,12 +155,12 @@ int nested_walk(struct bpf_iter__netns *ctx)
 		return 0;
 	bpf_iter_netns_sock_new(&outer, net, protocol, 0);
 	while ((o = bpf_iter_netns_sock_next(&outer))) {
-		cookie = bpf_get_socket_cookie(o);
+		cookie = walk_cookie(o);
 		nr_outer++;
 		bpf_iter_netns_sock_new(&inner, net, protocol, 0);
 		while ((i = bpf_iter_netns_sock_next(&inner))) {
 			nr_pairs++;
-			if (bpf_get_socket_cookie(i) != cookie)
+			if (walk_cookie(i) != cookie)
 				continue;
 			nr_self++;
 			if (inner_abort) {
@@ -232,7 +261,7 @@ int sleepy_walk(struct bpf_iter__netns *ctx)
 		else
 			nr_sleeps++;
 		/* The socket is still the walk's after a sleep. */
-		emit_sock(ctx->meta->seq, skc);
+		emit_walk_sock(ctx->meta->seq, skc);
 	}
 	walk_err = bpf_iter_netns_sock_err(&it);
 	bpf_iter_netns_sock_destroy(&it);
@@ -289,4 +318,53 @@ int deep_walk(struct bpf_iter__netns *ctx)
 	bpf_for_each(netns_sock, skc, net, protocol, 0)
 		nr_deep++;
 	return 0;
+}
+
+/*
+ * count_runs: its runs per namespace, and the re-runs among them, which a
+ * program tells by a meta->seq_num and a namespace equal to the previous
+ * run's.  run_chunks KiB of output per namespace, big_chunks KiB for
+ * big_netns, and 1 returned from retry_netns's first run.
+ */
+struct netns_runs {
+	int runs;
+	int reruns;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u64);
+	__type(value, struct netns_runs);
+} runs SEC(".maps");
+
+int run_chunks, big_chunks;
+__u64 big_netns, retry_netns;
+__u64 last_netns, last_seq_num;
+char run_buf[1024];
+
+SEC("?iter/netns")
+int count_runs(struct bpf_iter__netns *ctx)
+{
+	struct netns_runs zero = {}, *r;
+	struct net *net = ctx->net;
+	__u64 cookie;
+	int i, chunks;
+
+	if (!net)
+		return 0;
+	cookie = net->net_cookie;
+	bpf_map_update_elem(&runs, &cookie, &zero, BPF_NOEXIST);
+	r = bpf_map_lookup_elem(&runs, &cookie);
+	if (!r)
+		return 0;
+	r->runs++;
+	if (cookie == last_netns && ctx->meta->seq_num == last_seq_num)
+		r->reruns++;
+	last_netns = cookie;
+	last_seq_num = ctx->meta->seq_num;
+	chunks = cookie == big_netns ? big_chunks : run_chunks;
+	bpf_for(i, 0, chunks)
+		bpf_seq_write(ctx->meta->seq, run_buf, sizeof(run_buf));
+	return cookie == retry_netns && r->runs == 1;
 }
