@@ -3,7 +3,7 @@
  * One line per network namespace from an iter/netns walk, then a summary.
  *
  *   netns cookie=C inum=I userns_inum=U tcp=T udp=D
- *   summary netns_count=N open_coded_count=M
+ *   summary netns_count=N
  *
  * tcp and udp are the sockets in use in that namespace (IPv4 plus IPv6),
  * the counters behind /proc/net/sockstat{,6}.  netns_count is the number of
@@ -12,8 +12,6 @@
  * opener's own namespace is always visible.  Counting in a global instead
  * would be wrong twice: a partial read reruns the object that did not fit,
  * and two readers of one pinned iterator share the globals.
- * open_coded_count is what bpf_iter_netns_{new,next,destroy} sees at the
- * same moment.
  */
 #ifndef NETNS_DUMP_H
 #define NETNS_DUMP_H
@@ -26,11 +24,6 @@
 #define NETNS_DUMP_MAX_CPUS 256
 #define PROTO_INUSE_NR (sizeof(((struct prot_inuse *)0)->val) / sizeof(int))
 
-extern int bpf_iter_netns_new(struct bpf_iter_netns *it) __ksym;
-extern struct net *bpf_iter_netns_next(struct bpf_iter_netns *it) __ksym;
-extern void bpf_iter_netns_destroy(struct bpf_iter_netns *it) __ksym;
-extern void bpf_rcu_read_lock(void) __ksym;
-extern void bpf_rcu_read_unlock(void) __ksym;
 
 extern const void tcp_prot __ksym;
 extern const void tcpv6_prot __ksym __weak;
@@ -89,30 +82,13 @@ static __always_inline int netns_inuse(struct net *net, const void *p4,
 	return sum;
 }
 
-static __always_inline int open_coded_count(void)
-{
-	struct net *net;
-	int n = 0;
-
-	bpf_for_each(netns, net)
-		n++;
-	return n;
-}
-
 static __always_inline int netns_dump(struct bpf_iter_meta *meta,
 				      struct net *net, bool sleepable)
 {
 	struct seq_file *seq = meta->seq;
-	int oc;
 
 	if (!net) {
-		if (sleepable)
-			bpf_rcu_read_lock();
-		oc = open_coded_count();
-		if (sleepable)
-			bpf_rcu_read_unlock();
-		BPF_SEQ_PRINTF(seq, "summary netns_count=%llu open_coded_count=%d\n",
-			       meta->seq_num + 1, oc);
+		BPF_SEQ_PRINTF(seq, "summary netns_count=%llu\n", meta->seq_num + 1);
 		return 0;
 	}
 

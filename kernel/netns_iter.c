@@ -4,11 +4,16 @@
  * iter.s/netns) and its open-coded twin bpf_iter_netns_{new,next,destroy}.
  *
  * A walk visits the live network namespaces the iterator's creator may
- * reach (bpf_netns_scope_init()) in namespace id order, the order of
- * kernel/nstree.c; a namespace that lives through the walk is seen once.
- * The seq_file walk holds a reference on the namespace it hands out and no
- * lock, and resumes by id after a partial read; the open-coded walk is
- * KF_RCU_PROTECTED and takes no reference.
+ * reach (bpf_netns_scope_init(), judged when it creates the iterator, or
+ * calls the open-coded one from a syscall program) in namespace id order,
+ * the order of kernel/nstree.c; a namespace that lives through the walk
+ * is seen once, re-runs aside.  The seq_file walk holds a reference on the
+ * namespace it hands out and no lock, and resumes by id after a partial
+ * read; the open-coded walk is KF_RCU_PROTECTED and takes no reference.
+ * As in every BPF iterator, a namespace whose output overflows the
+ * seq_file buffer runs again on the next read(), with the same
+ * meta->seq_num; one whose output alone overflows it fails one read()
+ * with -E2BIG and is passed over.
  */
 #include <linux/bpf.h>
 #include <linux/btf.h>
@@ -59,15 +64,23 @@ static void *netns_iter_seq_start(struct seq_file *seq, loff_t *pos)
 	return netns_iter_get_after(seq->private);
 }
 
+/*
+ * @v is referenced, so still in the tree: go on from it without a lookup,
+ * which would take the namespace tree's lock for every namespace.
+ */
 static void *netns_iter_seq_next(struct seq_file *seq, void *v, loff_t *pos)
 {
 	struct bpf_iter_seq_netns_info *info = seq->private;
-	struct net *net = v;
+	struct net *net = v, *next;
 
 	++*pos;
 	info->last_id = net->ns.ns_id;
+	rcu_read_lock();
+	next = netns_iter_scan(ns_tree_adjoined_rcu(net, false), &info->scope,
+			       true);
+	rcu_read_unlock();
 	put_net(net);
-	return netns_iter_get_after(info);
+	return next;
 }
 
 struct bpf_iter__netns {
@@ -88,9 +101,21 @@ static int __netns_iter_seq_show(struct seq_file *seq, struct net *net,
 	return prog ? bpf_iter_run_prog(prog, &ctx) : 0;
 }
 
+/*
+ * A namespace whose output does not fit in an empty buffer fails the read
+ * with -E2BIG; resume after it, or every read would fail the same way.
+ */
 static int netns_iter_seq_show(struct seq_file *seq, void *v)
 {
-	return __netns_iter_seq_show(seq, v, false);
+	struct bpf_iter_seq_netns_info *info = seq->private;
+	bool first = !seq->count;
+	struct net *net = v;
+	int err;
+
+	err = __netns_iter_seq_show(seq, net, false);
+	if (!err && first && seq_has_overflowed(seq))
+		info->last_id = net->ns.ns_id;
+	return err;
 }
 
 static void netns_iter_seq_stop(struct seq_file *seq, void *v)
@@ -151,10 +176,10 @@ __bpf_kfunc_start_defs();
  * @it: iterator state
  *
  * Captures the scope of the walk, bpf_netns_scope_init(), from the task
- * running the program: the reader of an iterator, the caller of
- * BPF_PROG_RUN.
+ * running the program, the caller of BPF_PROG_RUN: for a syscall program
+ * the call is the walk's creation.
  *
- * Context: an RCU read section, in an iterator or syscall program.
+ * Context: an RCU read section, in a syscall program.
  *
  * Return: 0.
  */
@@ -207,24 +232,9 @@ BTF_ID_FLAGS(func, bpf_iter_netns_next, KF_ITER_NEXT | KF_RET_NULL)
 BTF_ID_FLAGS(func, bpf_iter_netns_destroy, KF_ITER_DESTROY)
 BTF_KFUNCS_END(netns_iter_kfunc_ids)
 
-/*
- * Process context only: iterator and syscall programs.  The other programs
- * of the tracing hook run in any context (an fentry or a tracepoint in
- * hardirq, NMI or under an LSM's lock), where current's namespaces and
- * credentials mean nothing.
- */
-static int netns_iter_kfunc_filter(const struct bpf_prog *prog, u32 kfunc_id)
-{
-	if (btf_id_set8_contains(&netns_iter_kfunc_ids, kfunc_id) &&
-	    prog->type != BPF_PROG_TYPE_SYSCALL && !bpf_prog_is_iter(prog))
-		return -EACCES;
-	return 0;
-}
-
 static const struct btf_kfunc_id_set netns_iter_kfunc_set = {
 	.owner	= THIS_MODULE,
 	.set	= &netns_iter_kfunc_ids,
-	.filter	= netns_iter_kfunc_filter,
 };
 
 BTF_ID_LIST_SINGLE(netns_iter_btf_ids, struct, net)
@@ -238,12 +248,14 @@ static int __init netns_iter_register(void)
 	if (err)
 		return err;
 
-	err = register_btf_kfunc_id_set(BPF_PROG_TYPE_TRACING,
-					&netns_iter_kfunc_set);
-	if (!err)
-		err = register_btf_kfunc_id_set(BPF_PROG_TYPE_SYSCALL,
-						&netns_iter_kfunc_set);
-	return err;
+	/*
+	 * Syscall programs only: current, whose credentials bound the walk,
+	 * runs the program when it calls.  A tracing program runs in any
+	 * context, and an iterator program for whichever task reads the
+	 * iterator; it has iter/netns, whose reach is its creator's.
+	 */
+	return register_btf_kfunc_id_set(BPF_PROG_TYPE_SYSCALL,
+					 &netns_iter_kfunc_set);
 }
 
 late_initcall(netns_iter_register);

@@ -10,9 +10,11 @@
  * in namespace id order.  Moving to the next table takes RCU for the
  * namespace tree, between buckets, with no bucket lock held.  A namespace
  * created during the walk is walked only if its id is above the last one
- * whose table the walk has started.  BPF_SOCK_ITER_SKIP_LISTEN, which
- * iter/tcp takes, starts the walk past the listening hash, for programs
- * that only want connected sockets.
+ * whose table the walk has started.  A socket of the shared tables whose
+ * namespace has started to die (check_net()) when the walk batches it is
+ * passed over.  BPF_SOCK_ITER_SKIP_LISTEN, which iter/tcp takes, starts
+ * the walk past the listening hash, for programs that only want connected
+ * sockets.
  */
 #include <linux/bpf.h>
 #include <linux/nstree.h>
@@ -30,7 +32,7 @@
  *	BPF_SOCK_ITER_ALL_NETNS
  *
  * A whole-host link shows every namespace: its creator must be one that
- * may see them all.
+ * may reach them all (bpf_netns_scope_init()).
  *
  * Return: 0, -EINVAL for a flag the iterator does not take or a namespace
  * named with BPF_SOCK_ITER_ALL_NETNS, -EPERM, or an error of the netns
@@ -88,7 +90,7 @@ int bpf_sock_iter_all_init_seq_net(void *priv_data,
 	it->last_id = 0;
 	if (!it->all)
 		return bpf_sock_iter_init_seq_net(priv_data, aux);
-	/* Whoever creates an iterator from the link must see all too. */
+	/* Whoever creates an iterator from the link must reach all too. */
 	bpf_netns_scope_init(&scope);
 	if (!scope.all)
 		return -EPERM;
@@ -120,6 +122,8 @@ bool bpf_sock_iter_next_table(struct seq_file *seq,
 	if (!it->all)
 		return false;
 
+	/* Empty own tables of many namespaces can follow each other. */
+	cond_resched();
 	rcu_read_lock();
 	ns = ns_tree_lookup_after_rcu(it->last_id, CLONE_NEWNET);
 	while (!IS_ERR_OR_NULL(ns)) {

@@ -73,7 +73,7 @@ const char *mode_missing(const struct features *f, enum reap_mode m)
 		if (!f->global)
 			return "kernel feature: no whole-host socket iterator (BPF_SOCK_ITER_ALL_NETNS, netns-iter patches)";
 		if (!have_cap(21))
-			return "missing capability: the whole-host walk shows every namespace, so it needs what seeing every namespace needs: CAP_SYS_ADMIN, in the initial user and PID namespaces";
+			return "missing capability: the whole-host walk shows every namespace, so it needs CAP_SYS_ADMIN in the initial user namespace";
 		return NULL;
 	case REAP_MODE_CHAINED:
 		if (!f->iter_netns)

@@ -31,16 +31,16 @@ assert_summary() {
 	assert_line --regexp "^Summary: $1/[1-9][0-9]* PASSED, 0 SKIPPED, 0/0 FAILED\$"
 }
 
-@test "selftest netns_iter: iter/netns, netns argument, whole host, open-coded walk, hostile programs" {
+@test "selftest netns_iter: iter/netns, its re-runs, privilege, netns argument, whole host, open-coded walks, hostile programs" {
 	local t
 	run test_progs netns_iter
 	assert_summary 1
-	for t in netns tcp_netns_fd tcp_netns_cookie udp_netns_fd udp_netns_cookie \
+	for t in netns netns_privilege tcp_netns_fd tcp_netns_cookie udp_netns_fd udp_netns_cookie \
 		 tcp_all_netns udp_all_netns tcp_all_netns_skip_listen attach_errors \
 		 tcp_netns_sock udp_netns_sock \
 		 tcp_netns_sock_skip_listen tcp_netns_sock_nested udp_netns_sock_nested \
 		 tcp_netns_sock_churn udp_netns_sock_churn tcp_netns_sock_sleepy \
-		 udp_netns_sock_sleepy netns_sock_flood netns_sock_deep \
+		 udp_netns_sock_sleepy netns_sock_flood netns_runs netns_sock_deep \
 		 tcp_netns_sock_readers udp_netns_sock_readers; do
 		assert_line --regexp "^#[0-9]+/[0-9]+ +netns_iter/$t:OK\$"
 	done

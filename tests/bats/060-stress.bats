@@ -1,11 +1,11 @@
 #!/usr/bin/env bats
 # Everything at once, for STRESS_SECONDS (60 in make check; make stress
-# DURATION=N for longer): readers of iter/netns and iter.s/netns (seq_file,
-# and the open-coded walk in their summary), chained walks that read every
-# namespace's sockets, whole-host walks, netns-arg links on namespaces being
-# deleted, netns-reap kill loops in every mode, TCP and UDP churn over IPv4
-# and IPv6 with TIME_WAIT and request sockets (tests/stress-churn.c), and
-# namespaces created and deleted with shared and with child tables.
+# DURATION=N for longer): readers of iter/netns and iter.s/netns, chained
+# walks that read every namespace's sockets, whole-host walks, netns-arg
+# links on namespaces being deleted, netns-reap kill loops in every mode,
+# TCP and UDP churn over IPv4 and IPv6 with TIME_WAIT and request sockets
+# (tests/stress-churn.c), and namespaces created and deleted with shared
+# and with child tables.
 #
 # Afterwards: every run ended as it may under churn; every socket a reap
 # destroyed matched its filter as the tool recorded it; no socket outside

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <pthread.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <test_progs.h>
 #include <time.h>
+#include "cap_helpers.h"
 #include "network_helpers.h"
 #include "netns_iter.skel.h"
 
@@ -199,6 +201,7 @@ static struct bpf_link *attach_sock_iter(struct bpf_program *prog, __u32 fd,
 
 static void test_netns(struct netns_iter *skel)
 {
+	LIBBPF_OPTS(bpf_test_run_opts, topts);
 	struct ns_socks a = {}, b = {};
 	struct bpf_link *link;
 	int n;
@@ -215,8 +218,63 @@ static void test_netns(struct netns_iter *skel)
 	ASSERT_EQ(nr_seen(n, a.cookie, 0), 1, "netns a seen once");
 	ASSERT_EQ(nr_seen(n, b.cookie, 0), 1, "own netns seen once");
 	bpf_link__destroy(link);
+	/* The open-coded walk sees what the iterator saw. */
+	ASSERT_OK(bpf_prog_test_run_opts(bpf_program__fd(skel->progs.count_netns),
+					 &topts), "count_netns");
+	ASSERT_EQ(skel->bss->nr_open_coded, n, "open-coded walk");
 out:
 	ns_socks_fini(&b);
+	ns_socks_fini(&a);
+}
+
+/*
+ * Who reaches which namespace, bpf_netns_scope_init()'s rule, through the
+ * open-coded walk of a syscall program: root reaches every namespace, also
+ * from a child PID namespace (a node agent without hostPID); without
+ * CAP_SYS_ADMIN, only its own.
+ */
+static void test_netns_privilege(struct netns_iter *skel)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, topts);
+	int prog = bpf_program__fd(skel->progs.count_netns);
+	struct ns_socks a = {};
+	int all, status = -1;
+	__u64 old_caps;
+	pid_t pid;
+
+	if (ns_socks_init(&a, NS_A, SOCK_DGRAM) ||
+	    !ASSERT_OK(bpf_prog_test_run_opts(prog, &topts), "run as root"))
+		goto out;
+	all = skel->bss->nr_open_coded;
+	ASSERT_GE(all, 2, "root reaches more than its own");
+
+	if (!ASSERT_OK(cap_disable_effective(1ULL << CAP_SYS_ADMIN, &old_caps),
+		       "drop CAP_SYS_ADMIN"))
+		goto out;
+	ASSERT_OK(bpf_prog_test_run_opts(prog, &topts), "run without CAP_SYS_ADMIN");
+	ASSERT_EQ(skel->bss->nr_open_coded, 1, "its own namespace only");
+	cap_enable_effective(old_caps, NULL);
+
+	/* A child in a new PID namespace runs it from a grandchild. */
+	pid = fork();
+	if (!ASSERT_GE(pid, 0, "fork"))
+		goto out;
+	if (!pid) {
+		if (unshare(CLONE_NEWPID))
+			_exit(2);
+		pid = fork();
+		if (pid < 0)
+			_exit(3);
+		if (!pid)
+			_exit(bpf_prog_test_run_opts(prog, &topts) ? 4 :
+			      skel->bss->nr_open_coded != all ? 5 : 0);
+		_exit(waitpid(pid, &status, 0) == pid && WIFEXITED(status) ?
+		      WEXITSTATUS(status) : 6);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid, "waitpid");
+	ASSERT_TRUE(WIFEXITED(status), "exited");
+	ASSERT_EQ(WEXITSTATUS(status), 0, "a child PID namespace reaches all");
+out:
 	ns_socks_fini(&a);
 }
 
@@ -745,6 +803,97 @@ out:
 	netns_iter__destroy(skel);
 }
 
+#define NR_RUNS_NS 12
+
+/*
+ * Runs of an iter/netns program per namespace, with 3 KiB of output each,
+ * so that the 8-page seq_file buffer ends reads in the middle of the walk;
+ * namespace a returns 1 from its first run, and this test's own namespace
+ * writes 40 KiB, more than an empty buffer holds.  Each namespace runs once
+ * plus the re-runs the program can tell by meta->seq_num; the big one fails
+ * one read with E2BIG, and the walk goes on to its end.
+ */
+static void test_netns_runs(void)
+{
+	struct netns_obj *ns[NR_RUNS_NS] = {};
+	struct netns_runs { int runs, reruns; } r;
+	int fd = -1, len, i, n = 0, nr_e2big = 0, nr_eagain = 0;
+	int nr_reads = 0, nr_reruns = 0, sk = -1;
+	struct netns_iter *skel = NULL;
+	struct bpf_link *link = NULL;
+	struct ns_socks a = {};
+	__u64 key, next, own;
+	static char buf[65536];
+	char name[32];
+
+	for (i = 0; i < NR_RUNS_NS; i++) {
+		snprintf(name, sizeof(name), "netns_iter_runs%d", i);
+		ns[i] = netns_new(name, false);
+		if (!ASSERT_OK_PTR(ns[i], "netns_new"))
+			goto out;
+	}
+	sk = socket(AF_INET, SOCK_DGRAM, 0);
+	if (!ASSERT_OK_FD(sk, "socket"))
+		goto out;
+	own = sock_cookie(sk, SO_NETNS_COOKIE);
+	if (ns_socks_init(&a, NS_A, SOCK_DGRAM))
+		goto out;
+	skel = load_one("count_runs");
+	if (!skel)
+		goto out;
+	skel->bss->run_chunks = 3;
+	skel->bss->big_chunks = 40;
+	skel->bss->big_netns = own;
+	skel->bss->retry_netns = a.cookie;
+	link = bpf_program__attach_iter(skel->progs.count_runs, NULL);
+	if (!ASSERT_OK_PTR(link, "attach_iter"))
+		goto out;
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (!ASSERT_OK_FD(fd, "bpf_iter_create"))
+		goto out;
+	while (nr_reads++ < 1000) {
+		len = read(fd, buf, sizeof(buf));
+		if (!len)
+			break;
+		if (len < 0 && errno == E2BIG)
+			nr_e2big++;
+		else if (len < 0 && errno == EAGAIN)
+			nr_eagain++;
+		else if (!ASSERT_GT(len, 0, "read"))
+			break;
+	}
+	ASSERT_EQ(len, 0, "read to the end");
+	ASSERT_EQ(nr_e2big, 1, "one E2BIG");
+	ASSERT_LE(nr_eagain, 1, "at most one EAGAIN");
+
+	key = 0;
+	while (!bpf_map_get_next_key(bpf_map__fd(skel->maps.runs),
+				     n ? &key : NULL, &next)) {
+		key = next;
+		n++;
+		if (!ASSERT_OK(bpf_map_lookup_elem(bpf_map__fd(skel->maps.runs),
+						   &key, &r), "lookup"))
+			break;
+		ASSERT_EQ(r.runs - r.reruns, 1, "one run and its re-runs");
+		nr_reruns += r.reruns;
+		if (key == a.cookie)
+			ASSERT_EQ(r.reruns, 1, "the retried namespace re-ran");
+	}
+	ASSERT_GE(n, NR_RUNS_NS + 2, "every namespace ran");
+	ASSERT_GE(nr_reruns, 2, "re-runs");
+out:
+	if (fd >= 0)
+		close(fd);
+	bpf_link__destroy(link);
+	netns_iter__destroy(skel);
+	if (a.ns)
+		ns_socks_fini(&a);
+	if (sk >= 0)
+		close(sk);
+	for (i = 0; i < NR_RUNS_NS; i++)
+		netns_free(ns[i]);
+}
+
 /*
  * Walks nested 8 deep, 6^8 (1.7 million) steps for namespace a's six
  * sockets: SIGKILL ends the read at once, and what the walks held is
@@ -873,6 +1022,8 @@ void test_netns_iter(void)
 
 	if (test__start_subtest("netns"))
 		test_netns(skel);
+	if (test__start_subtest("netns_privilege"))
+		test_netns_privilege(skel);
 	if (test__start_subtest("tcp_netns_fd"))
 		test_sock_netns(skel, SOCK_STREAM, false);
 	if (test__start_subtest("tcp_netns_cookie"))
@@ -909,6 +1060,8 @@ void test_netns_iter(void)
 		test_netns_sock_sleepy(SOCK_DGRAM);
 	if (test__start_subtest("netns_sock_flood"))
 		test_netns_sock_flood();
+	if (test__start_subtest("netns_runs"))
+		test_netns_runs();
 	if (test__start_subtest("netns_sock_deep"))
 		test_netns_sock_deep();
 	if (test__start_subtest("tcp_netns_sock_readers"))
