@@ -7,5 +7,5 @@ char LICENSE[] SEC("license") = "GPL";
 SEC("iter/netns")
 int dump_netns(struct bpf_iter__netns *ctx)
 {
-	return netns_dump(ctx->meta, ctx->net, false);
+	return netns_dump(ctx->meta, ctx->net);
 }

@@ -24,7 +24,6 @@
 #define NETNS_DUMP_MAX_CPUS 256
 #define PROTO_INUSE_NR (sizeof(((struct prot_inuse *)0)->val) / sizeof(int))
 
-
 extern const void tcp_prot __ksym;
 extern const void tcpv6_prot __ksym __weak;
 extern const void udp_prot __ksym;
@@ -83,7 +82,7 @@ static __always_inline int netns_inuse(struct net *net, const void *p4,
 }
 
 static __always_inline int netns_dump(struct bpf_iter_meta *meta,
-				      struct net *net, bool sleepable)
+				      struct net *net)
 {
 	struct seq_file *seq = meta->seq;
 

@@ -7,5 +7,5 @@ char LICENSE[] SEC("license") = "GPL";
 SEC("iter.s/netns")
 int dump_netns_sleepable(struct bpf_iter__netns *ctx)
 {
-	return netns_dump(ctx->meta, ctx->net, true);
+	return netns_dump(ctx->meta, ctx->net);
 }
