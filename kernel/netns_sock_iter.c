@@ -10,8 +10,9 @@
  * is held between two calls, so walks nest and programs may sleep.
  *
  * The socket next() returns is held only until the following call, so the
- * program gets it untrusted (KF_RET_UNTRUSTED): it may read it and pass it
- * to nothing.  The iterator acts on its current socket itself.
+ * program gets it untrusted (KF_RET_UNTRUSTED): it may read it, and pass it
+ * to no helper or kfunc that takes a trusted pointer.  The iterator acts on
+ * its current socket itself.
  */
 #include <linux/bpf.h>
 #include <linux/btf.h>
@@ -106,7 +107,7 @@ __bpf_kfunc int bpf_iter_netns_sock_new(struct bpf_iter_netns_sock *it,
  *
  * Releases the socket the previous call returned.  The socket it returns
  * is held, unlocked, until the following call or destroy, and is untrusted
- * for the program: read-only, and never an argument to a helper or kfunc.
+ * for the program: read-only, and never a trusted argument.
  * It has its cookie, so that the program can read it.  A socket unhashed
  * before the walk reaches it is skipped.
  *
@@ -130,8 +131,8 @@ bpf_iter_netns_sock_next(struct bpf_iter_netns_sock *it)
 		netns_sock_walk_end(kit);
 		return NULL;
 	}
-	cond_resched();
 	do {
+		cond_resched();
 		if (kit->protocol == IPPROTO_TCP)
 			sk = bpf_tcp_sock_walk_next(kit->tcp);
 		else

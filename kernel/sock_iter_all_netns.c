@@ -100,7 +100,7 @@ int bpf_sock_iter_all_init_seq_net(void *priv_data,
 
 /**
  * bpf_sock_iter_next_table() - move a whole-host walk to the next own table
- * @seq: the iterator, its private data starting with struct seq_net_private
+ * @p: the iterator's namespace
  * @it: whole-host state of the iterator
  * @own_table: whether a namespace has a table of its own for this protocol
  *
@@ -111,11 +111,10 @@ int bpf_sock_iter_all_init_seq_net(void *priv_data,
  * Return: true if there is such a namespace; the caller restarts its walk
  * at the first bucket.
  */
-bool bpf_sock_iter_next_table(struct seq_file *seq,
+bool bpf_sock_iter_next_table(struct seq_net_private *p,
 			      struct bpf_sock_iter_netns *it,
 			      bool (*own_table)(const struct net *net))
 {
-	struct seq_net_private *p = seq->private;
 	struct net *net = NULL;
 	struct ns_common *ns;
 

@@ -28,7 +28,7 @@ void bpf_sock_iter_all_show_fdinfo(const struct bpf_iter_aux_info *aux,
 int bpf_sock_iter_all_init_seq_net(void *priv_data,
 				   struct bpf_iter_aux_info *aux,
 				   struct bpf_sock_iter_netns *it);
-bool bpf_sock_iter_next_table(struct seq_file *seq,
+bool bpf_sock_iter_next_table(struct seq_net_private *p,
 			      struct bpf_sock_iter_netns *it,
 			      bool (*own_table)(const struct net *net));
 #elif defined(CONFIG_BPF_SYSCALL) && defined(CONFIG_PROC_FS)
@@ -51,7 +51,7 @@ static inline int bpf_sock_iter_all_init_seq_net(void *priv_data,
 	return bpf_sock_iter_init_seq_net(priv_data, aux);
 }
 
-static inline bool bpf_sock_iter_next_table(struct seq_file *seq,
+static inline bool bpf_sock_iter_next_table(struct seq_net_private *p,
 					    struct bpf_sock_iter_netns *it,
 					    bool (*own_table)(const struct net *net))
 {
