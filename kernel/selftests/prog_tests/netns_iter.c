@@ -25,6 +25,8 @@ struct iter_out {
 };
 
 static struct iter_out recs[MAX_RECS];
+static int nr_recs;
+static bool keep_recs;
 
 /* A fresh namespace, entered, and the sockets opened in it. */
 struct ns_socks {
@@ -93,26 +95,54 @@ static void ns_socks_fini(struct ns_socks *w)
 	netns_free(w->ns);
 }
 
+/* ring_buffer_sample_fn: the next record, while recs[] has room. */
+static int add_rec(void *ctx, void *data, size_t size)
+{
+	if (!keep_recs)
+		return 0;
+	if (nr_recs == MAX_RECS)
+		return -E2BIG;
+	memcpy(&recs[nr_recs++], data, sizeof(recs[0]));
+	return 0;
+}
+
 /*
  * Read the iterator of @link one record per read(), so that every read()
- * stops the walk and the next one resumes it.  Return the record count.
+ * stops the walk and the next one resumes it, then take what socket walks
+ * recorded in @skel's walk_out ring buffer.  Return the record count.
  */
-static int read_recs(struct bpf_link *link)
+static int read_recs(struct netns_iter *skel, struct bpf_link *link)
 {
-	int iter_fd, len = -1, n = 0;
+	struct ring_buffer *rb;
+	int iter_fd, len = -1;
+
+	nr_recs = 0;
+	rb = ring_buffer__new(bpf_map__fd(skel->maps.walk_out), add_rec,
+			      NULL, NULL);
+	if (!ASSERT_OK_PTR(rb, "ring_buffer__new"))
+		return 0;
+	/* What an earlier test left unread goes. */
+	keep_recs = false;
+	ring_buffer__consume(rb);
+	skel->bss->nr_lost = 0;
+	keep_recs = true;
 
 	iter_fd = bpf_iter_create(bpf_link__fd(link));
 	if (!ASSERT_OK_FD(iter_fd, "bpf_iter_create"))
-		return 0;
-	while (n < MAX_RECS) {
-		len = read(iter_fd, &recs[n], sizeof(recs[n]));
-		if (len != sizeof(recs[n]))
+		goto out;
+	while (nr_recs < MAX_RECS) {
+		len = read(iter_fd, &recs[nr_recs], sizeof(recs[0]));
+		if (len != sizeof(recs[0]))
 			break;
-		n++;
+		nr_recs++;
 	}
 	ASSERT_EQ(len, 0, "read to the end");
 	close(iter_fd);
-	return n;
+	ASSERT_GE(ring_buffer__consume(rb), 0, "walk records");
+	ASSERT_EQ(skel->bss->nr_lost, 0, "walk records lost");
+out:
+	ring_buffer__free(rb);
+	return nr_recs;
 }
 
 static int nr_seen(int n, __u64 netns, __u64 sock)
@@ -213,7 +243,7 @@ static void test_netns(struct netns_iter *skel)
 	link = bpf_program__attach_iter(skel->progs.dump_netns, NULL);
 	if (!ASSERT_OK_PTR(link, "attach_iter"))
 		goto out;
-	n = read_recs(link);
+	n = read_recs(skel, link);
 	check_no_dups(n);
 	ASSERT_EQ(nr_seen(n, a.cookie, 0), 1, "netns a seen once");
 	ASSERT_EQ(nr_seen(n, b.cookie, 0), 1, "own netns seen once");
@@ -303,7 +333,7 @@ static void test_sock_netns(struct netns_iter *skel, int type, bool by_cookie)
 	if (!ASSERT_OK_PTR(link, "attach_iter"))
 		goto out;
 	check_link_info(link, a.cookie, 0);
-	check_only(read_recs(link), &a, &b);
+	check_only(read_recs(skel, link), &a, &b);
 	bpf_link__destroy(link);
 out:
 	ns_socks_fini(&b);
@@ -330,7 +360,7 @@ static void test_all_netns(struct netns_iter *skel, int type, __u32 flags)
 	if (!ASSERT_OK_PTR(link, "attach_iter"))
 		goto out;
 	check_link_info(link, 0, flags);
-	n = read_recs(link);
+	n = read_recs(skel, link);
 	check_no_dups(n);
 	if (flags & BPF_SOCK_ITER_SKIP_LISTEN) {
 		check_all_but_listeners(n, &a);
@@ -444,14 +474,14 @@ static void test_netns_sock(struct netns_iter *skel, int type)
 	link = bpf_program__attach_iter(skel->progs.dump_netns_socks, NULL);
 	if (!ASSERT_OK_PTR(link, "attach_iter"))
 		goto out;
-	check_only(read_recs(link), &a, &b);
+	check_only(read_recs(skel, link), &a, &b);
 
 	/* fds[1] is the first TCP client, fds[0] the first UDP server. */
 	victim = type == SOCK_STREAM ? 1 : 0;
 	skel->bss->abort_cookie = a.sk_cookies[victim];
 	skel->bss->nr_aborted = 0;
 	skel->bss->abort_err = -1;
-	read_recs(link);
+	read_recs(skel, link);
 	ASSERT_EQ(skel->bss->nr_aborted, 1, "nr_aborted");
 	ASSERT_OK(skel->bss->abort_err, "bpf_iter_netns_sock_abort");
 	if (type == SOCK_STREAM)
@@ -488,20 +518,20 @@ static void test_netns_sock_skip_listen(struct netns_iter *skel)
 	link = bpf_program__attach_iter(skel->progs.dump_netns_socks, NULL);
 	if (!ASSERT_OK_PTR(link, "attach_iter"))
 		goto out;
-	n = read_recs(link);
+	n = read_recs(skel, link);
 	ASSERT_OK(skel->bss->new_err, "new with SKIP_LISTEN");
 	check_no_dups(n);
 	ASSERT_EQ(n, a.nr - 2, "sockets but the two listeners");
 	check_all_but_listeners(n, &a);
 
 	skel->bss->protocol = IPPROTO_UDP;
-	read_recs(link);
+	read_recs(skel, link);
 	ASSERT_EQ(skel->bss->new_err, -EINVAL, "SKIP_LISTEN with UDP");
 
 	skel->bss->protocol = IPPROTO_TCP;
 	skel->bss->skip_listen = false;
 	skel->bss->bad_flags = 1U << 31;
-	ASSERT_EQ(read_recs(link), 0, "no socket with an unknown flag");
+	ASSERT_EQ(read_recs(skel, link), 0, "no socket with an unknown flag");
 	ASSERT_EQ(skel->bss->new_err, -EINVAL, "unknown flag");
 	bpf_link__destroy(link);
 out:
@@ -546,21 +576,21 @@ static void test_netns_sock_nested(struct netns_iter *skel, int type)
 		goto out;
 
 	nested_reset(skel, false, false, 0);
-	read_recs(link);
+	read_recs(skel, link);
 	ASSERT_EQ(skel->bss->nr_outer, a.nr, "outer walk");
 	ASSERT_EQ(skel->bss->nr_pairs, a.nr * a.nr, "every pair");
 	ASSERT_EQ(skel->bss->nr_self, a.nr, "each socket met by itself");
 	ASSERT_OK(skel->bss->walk_err, "complete walk");
 
 	nested_reset(skel, true, false, 1);
-	read_recs(link);
+	read_recs(skel, link);
 	ASSERT_EQ(skel->bss->nr_outer, 1, "outer walk stopped after one");
 	ASSERT_EQ(skel->bss->nr_self, 1, "inner walk stopped at it");
 	ASSERT_LE(skel->bss->nr_pairs, a.nr, "inner walk stopped early");
 
 	if (type == SOCK_STREAM) {
 		nested_reset(skel, true, true, 0);
-		read_recs(link);
+		read_recs(skel, link);
 		ASSERT_OK(skel->bss->nr_bad_abort, "aborts: 0 or -ENOENT");
 		ASSERT_GT(skel->bss->nr_inner_aborted, 0, "aborted by the inner walk");
 		ASSERT_EQ(skel->bss->nr_outer_gone, skel->bss->nr_outer,
@@ -737,7 +767,7 @@ static void test_netns_sock_sleepy(int type)
 	if (!ASSERT_OK_PTR(link, "attach_iter"))
 		goto out;
 	ASSERT_OK(madvise(pages, len, MADV_DONTNEED), "madvise");
-	n = read_recs(link);
+	n = read_recs(skel, link);
 	check_no_dups(n);
 	check_all_seen(n, &a);
 	ASSERT_EQ(skel->bss->nr_sleeps, a.nr, "a sleep at every socket");
@@ -953,7 +983,10 @@ struct reader {
 	int want, bad;
 };
 
-/* READS_EACH whole reads of the link, each with want records. */
+/*
+ * READS_EACH whole reads of the link, each one record: the namespace's
+ * count of sockets, want.
+ */
 static void *reader_thread(void *arg)
 {
 	struct reader *r = arg;
@@ -968,8 +1001,9 @@ static void *reader_thread(void *arg)
 		}
 		n = 0;
 		while ((len = read(fd, &out, sizeof(out))) == sizeof(out))
-			n++;
-		if (len || n != r->want)
+			if (n++ || out.sock_cookie != r->want)
+				r->bad++;
+		if (len || n != 1)
 			r->bad++;
 		close(fd);
 	}
@@ -992,7 +1026,7 @@ static void test_netns_sock_readers(struct netns_iter *skel, int type)
 	skel->bss->skip_listen = false;
 	skel->bss->bad_flags = 0;
 	skel->bss->abort_cookie = 0;
-	link = bpf_program__attach_iter(skel->progs.dump_netns_socks, NULL);
+	link = bpf_program__attach_iter(skel->progs.count_netns_socks, NULL);
 	if (!ASSERT_OK_PTR(link, "attach_iter"))
 		goto out;
 	for (i = 0; i < NR_READERS; i++) {

@@ -15,6 +15,17 @@ struct iter_out {
 };
 
 /*
+ * The records of iter.s/netns socket walks: a ring buffer, not the
+ * seq_file, whose output a read() that stops in a namespace has that
+ * namespace's walk write again.  nr_lost counts what did not fit.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+} walk_out SEC(".maps");
+int nr_lost;
+
+/*
  * iter.s/netns: the namespace and protocol to walk, the flags to walk it
  * with and what bpf_iter_netns_sock_new() returned, the socket to abort.
  */
@@ -51,9 +62,15 @@ static __u64 walk_cookie(struct sock_common *skc)
 	return skc->skc_cookie.counter;
 }
 
-static void emit_walk_sock(struct seq_file *seq, struct sock_common *skc)
+static void emit_walk_sock(struct sock_common *skc)
 {
-	emit(seq, skc->skc_net.net->net_cookie, walk_cookie(skc));
+	struct iter_out out = {
+		.netns_cookie = skc->skc_net.net->net_cookie,
+		.sock_cookie = walk_cookie(skc),
+	};
+
+	if (bpf_ringbuf_output(&walk_out, &out, sizeof(out), 0))
+		nr_lost++;
 }
 
 SEC("iter/netns")
@@ -105,7 +122,6 @@ int dump_udp(struct bpf_iter__udp *ctx)
 SEC("iter.s/netns")
 int dump_netns_socks(struct bpf_iter__netns *ctx)
 {
-	struct seq_file *seq = ctx->meta->seq;
 	struct net *net = ctx->net;
 	unsigned int flags = bad_flags;
 	struct bpf_iter_netns_sock it;
@@ -118,7 +134,7 @@ int dump_netns_socks(struct bpf_iter__netns *ctx)
 	new_err = bpf_iter_netns_sock_new(&it, net, protocol, flags);
 	if (!new_err) {
 		while ((skc = bpf_iter_netns_sock_next(&it))) {
-			emit_walk_sock(seq, skc);
+			emit_walk_sock(skc);
 			if (abort_cookie && walk_cookie(skc) == abort_cookie) {
 				abort_err = bpf_iter_netns_sock_abort(&it);
 				nr_aborted++;
@@ -126,6 +142,24 @@ int dump_netns_socks(struct bpf_iter__netns *ctx)
 		}
 	}
 	bpf_iter_netns_sock_destroy(&it);
+	return 0;
+}
+
+/* iter.s/netns: one record for the target namespace, its socket count. */
+SEC("iter.s/netns")
+int count_netns_socks(struct bpf_iter__netns *ctx)
+{
+	struct bpf_iter_netns_sock it;
+	struct net *net = ctx->net;
+	__u64 n = 0;
+
+	if (!net || net->net_cookie != target_netns)
+		return 0;
+	bpf_iter_netns_sock_new(&it, net, protocol, 0);
+	while (bpf_iter_netns_sock_next(&it))
+		n++;
+	bpf_iter_netns_sock_destroy(&it);
+	emit(ctx->meta->seq, net->net_cookie, n);
 	return 0;
 }
 
@@ -261,7 +295,7 @@ int sleepy_walk(struct bpf_iter__netns *ctx)
 		else
 			nr_sleeps++;
 		/* The socket is still the walk's after a sleep. */
-		emit_walk_sock(ctx->meta->seq, skc);
+		emit_walk_sock(skc);
 	}
 	walk_err = bpf_iter_netns_sock_err(&it);
 	bpf_iter_netns_sock_destroy(&it);
