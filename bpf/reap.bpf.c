@@ -17,14 +17,12 @@
  * left_alone and not touched.  The tool reads the array through mmap(), so
  * collecting the records costs no syscall per socket.
  *
- * Nothing is written to the seq_file unless cfg_dump is set (tests, and
- * reading the iterator by hand): then every socket handed in is printed,
- *   NETNS_COOKIE SOCK_COOKIE PROTO FAMILY STATE SADDR SPORT DADDR DPORT
- * numbers in decimal, addresses as 16-byte %pI6 (IPv4 mapped).  A read
- * that fills the buffer re-runs the object it stopped on, which for the
- * chained walk is a whole namespace; so dumping is for listing only, with
- * at most a few hundred sockets per namespace in the chained walk (the
- * seq_file buffer of a BPF iterator is 8 pages).
+ * Nothing is written to the seq_file.  With cfg_dump set (tests), every
+ * socket handed in also leaves a record, action REAP_ACT_NONE, in the dump
+ * ring buffer, whose size the loader sets; one that does not fit is
+ * counted in dump_lost.  A ring buffer, not the seq_file, since a read()
+ * that fills the seq_file buffer re-runs the object it stopped on, which
+ * for the chained walk is a whole namespace.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -55,6 +53,12 @@ struct {
 	__type(key, __u32);
 	__type(value, struct reap_addr_filter);
 } dsts SEC(".maps");
+
+/* One page unless the loader asks for more; used only with cfg_dump. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} dump SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -155,11 +159,9 @@ static __always_inline void addr_of(__u8 out[16], __u16 family, __be32 v4,
 /*
  * The whole decision for one socket, shared by every mode.  @it is the
  * chained walk's iterator, whose abort takes @skc's lock itself, or NULL in
- * iter/tcp and iter/udp, which hold it locked.  @seq is the iterator's
- * seq_file.
+ * iter/tcp and iter/udp, which hold it locked.
  */
-static __always_inline int reap_one(struct seq_file *seq,
-				    struct sock_common *skc, __u8 proto,
+static __always_inline int reap_one(struct sock_common *skc, __u8 proto,
 				    struct bpf_iter_netns_sock *it)
 {
 	struct reap_rec rec = {}, *slot;
@@ -181,10 +183,11 @@ static __always_inline int reap_one(struct seq_file *seq,
 	/* The chained walk's socket is untrusted and has its cookie. */
 	rec.sock_cookie = it ? skc->skc_cookie.counter :
 			       bpf_get_socket_cookie(skc);
-	if (cfg_dump)
-		BPF_SEQ_PRINTF(seq, "%llu %llu %u %u %u %pI6 %u %pI6 %u\n",
-			       netns, rec.sock_cookie, proto, rec.family, state,
-			       rec.saddr, rec.sport, rec.daddr, rec.dport);
+	rec.netns_cookie = netns;
+	rec.proto = proto;
+	rec.state = state;
+	if (cfg_dump && bpf_ringbuf_output(&dump, &rec, sizeof(rec), 0))
+		counts.dump_lost++;
 
 	if (proto == IPPROTO_UDP) {
 		/* UDP keeps TCP_ESTABLISHED once connected, TCP_CLOSE if not. */
@@ -211,9 +214,6 @@ static __always_inline int reap_one(struct seq_file *seq,
 		counts.left_alone++;
 		return 0;
 	}
-	rec.netns_cookie = netns;
-	rec.proto = proto;
-	rec.state = state;
 	*slot = rec;
 	counts.stored++;
 	if (cfg_kill) {
@@ -233,7 +233,7 @@ int reap_tcp(struct bpf_iter__tcp *ctx)
 {
 	struct sock_common *skc = ctx->sk_common;
 
-	return skc ? reap_one(ctx->meta->seq, skc, IPPROTO_TCP, NULL) : 0;
+	return skc ? reap_one(skc, IPPROTO_TCP, NULL) : 0;
 }
 
 SEC("iter/udp")
@@ -241,8 +241,8 @@ int reap_udp(struct bpf_iter__udp *ctx)
 {
 	struct udp_sock *udp = ctx->udp_sk;
 
-	return udp ? reap_one(ctx->meta->seq, &udp->inet.sk.__sk_common,
-			      IPPROTO_UDP, NULL) : 0;
+	return udp ? reap_one(&udp->inet.sk.__sk_common, IPPROTO_UDP,
+			      NULL) : 0;
 }
 
 /*
@@ -250,8 +250,7 @@ int reap_udp(struct bpf_iter__udp *ctx)
  * TCP walk leaves listeners out in the kernel, and with them the scan of
  * the host's whole listening hash in every namespace.  A dump shows all.
  */
-static __always_inline void reap_netns(struct seq_file *seq, struct net *net,
-				       int proto)
+static __always_inline void reap_netns(struct net *net, int proto)
 {
 	__u32 states = cfg_states ?: REAP_CONNECTED_STATES;
 	struct bpf_iter_netns_sock it;
@@ -265,7 +264,7 @@ static __always_inline void reap_netns(struct seq_file *seq, struct net *net,
 	err = bpf_iter_netns_sock_new(&it, net, proto, flags);
 	if (!err) {
 		while ((skc = bpf_iter_netns_sock_next(&it)))
-			reap_one(seq, skc, proto, &it);
+			reap_one(skc, proto, &it);
 		/* NULL also ends a walk that could not batch a bucket. */
 		err = bpf_iter_netns_sock_err(&it);
 	}
@@ -285,8 +284,8 @@ int reap_chained(struct bpf_iter__netns *ctx)
 		return 0;
 	counts.netns++;
 	if (cfg_protos & 1)
-		reap_netns(ctx->meta->seq, net, IPPROTO_TCP);
+		reap_netns(net, IPPROTO_TCP);
 	if (cfg_protos & 2)
-		reap_netns(ctx->meta->seq, net, IPPROTO_UDP);
+		reap_netns(net, IPPROTO_UDP);
 	return 0;
 }

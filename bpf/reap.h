@@ -54,6 +54,7 @@ struct reap_counts {
 	__u64	failed;
 	__u64	truncated;	/* chained: walks a bucket batch cut short */
 	__s64	walk_err;	/* chained: the error that cut the last one */
+	__u64	dump_lost;	/* cfg_dump: records the ring buffer refused */
 };
 
 #endif /* REAP_H */

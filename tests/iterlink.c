@@ -9,8 +9,12 @@
  *   iterlink netns [--dump] [--bufsize N] [--fail-nth N]
  *
  * Prints "link netns_cookie=N flags=N" and the link's fdinfo lines from
- * the parameter (tcp and udp), with --dump the programs' line for every
- * socket, read --bufsize bytes at a time (default 256), then for the
+ * the parameter (tcp and udp), reads the walk --bufsize bytes at a time
+ * (default 256), with --dump printing after each read() a line for every
+ * socket the program recorded in its dump ring buffer,
+ *   NETNS_COOKIE SOCK_COOKIE PROTO FAMILY STATE SADDR SPORT DADDR DPORT
+ * numbers in decimal, addresses as 16 bytes (IPv4 mapped) in eight groups
+ * of four hex digits, as the kernel's %pI6 prints them; then for the
  * chained link "walked netns=N" (the namespaces the walk was handed) and
  * "cut short=T walk_err=E" (the socket walks that ended early, and the
  * last one's error), then "read ok sockets=N" (N = sockets the reap
@@ -46,6 +50,7 @@
 
 #define MAX_NETNS 256
 #define BUF_SIZE 256
+#define DUMP_BYTES (8 << 20)	/* 100k records of struct reap_rec */
 
 static const char *errname(int e)
 {
@@ -73,12 +78,37 @@ static bool fault_injected(int fd)
 	return !strcmp(v, "0") || !strcmp(v, "0\n");
 }
 
+static void print_addr(const __u8 *a)
+{
+	int i;
+
+	for (i = 0; i < 16; i += 2)
+		printf("%s%02x%02x", i ? ":" : "", a[i], a[i + 1]);
+}
+
+/* ring_buffer_sample_fn: one dump record, one line. */
+static int print_rec(void *ctx __attribute__((unused)), void *data,
+		     size_t size __attribute__((unused)))
+{
+	const struct reap_rec *r = data;
+
+	printf("%llu %llu %u %u %u ", (unsigned long long)r->netns_cookie,
+	       (unsigned long long)r->sock_cookie, r->proto, r->family,
+	       r->state);
+	print_addr(r->saddr);
+	printf(" %u ", r->sport);
+	print_addr(r->daddr);
+	printf(" %u\n", r->dport);
+	return 0;
+}
+
 /*
  * Attach @prog with @aopts, print what the link reports if @report, and
- * copy the walk to stdout, read @bufsize bytes at a time.
+ * read the walk @bufsize bytes at a time, copying it to stdout and
+ * printing what @dump, if any, holds after each read().
  */
 static int walk(struct bpf_program *prog, struct bpf_iter_attach_opts *aopts,
-		bool report, size_t bufsize)
+		bool report, size_t bufsize, struct ring_buffer *dump)
 {
 	struct bpf_link_info info = {};
 	__u32 info_len = sizeof(info);
@@ -115,9 +145,19 @@ static int walk(struct bpf_program *prog, struct bpf_iter_attach_opts *aopts,
 		ret = fail("create", errno);
 		goto out;
 	}
-	while ((n = read(iter, buf, bufsize)) > 0 || (n < 0 && errno == EAGAIN))
+	while ((n = read(iter, buf, bufsize)) > 0 || (n < 0 && errno == EAGAIN)) {
 		if (n > 0)
 			fwrite(buf, 1, n, stdout);
+		if (dump && ring_buffer__consume(dump) < 0) {
+			ret = fail("dump", errno);
+			goto out;
+		}
+	}
+	/* The last read(), 0 or an error, may have run the program too. */
+	if (dump && ring_buffer__consume(dump) < 0) {
+		ret = fail("dump", errno);
+		goto out;
+	}
 	if (n < 0) {
 		ret = fail("read", errno);
 		goto out;
@@ -137,6 +177,7 @@ int main(int argc, char **argv)
 	int ns_fd[MAX_NETNS];
 	bool ns_enter[MAX_NETNS];
 	struct reap_bpf *skel = NULL;
+	struct ring_buffer *dump_rb = NULL;
 	struct bpf_program *prog;
 	int nth_fd = -1, ret = 1, n_ns = 0, i;
 	const char *fail_nth = NULL;
@@ -217,9 +258,21 @@ int main(int argc, char **argv)
 	skel->rodata->cfg_states = ~0U;
 	skel->rodata->cfg_udp_unconnected = true;
 	skel->rodata->cfg_dump = dump;
+	if (dump && bpf_map__set_max_entries(skel->maps.dump, DUMP_BYTES)) {
+		ret = fail("dump", errno);
+		goto out;
+	}
 	if (reap_bpf__load(skel)) {
 		ret = fail("load", errno);
 		goto out;
+	}
+	if (dump) {
+		dump_rb = ring_buffer__new(bpf_map__fd(skel->maps.dump),
+					   print_rec, NULL, NULL);
+		if (!dump_rb) {
+			ret = fail("dump", errno);
+			goto out;
+		}
 	}
 	prog = chained ? skel->progs.reap_chained :
 	       strcmp(argv[1], "tcp") ? skel->progs.reap_udp :
@@ -247,8 +300,13 @@ int main(int argc, char **argv)
 			}
 			linfo.sock.netns_fd = ns_enter[i] ? 0 : ns_fd[i];
 		}
-		if (walk(prog, &aopts, !chained && !fail_nth, bufsize))
+		if (walk(prog, &aopts, !chained && !fail_nth, bufsize, dump_rb))
 			goto out;
+	}
+	if (skel->bss->counts.dump_lost) {
+		printf("error dump lost=%llu\n",
+		       (unsigned long long)skel->bss->counts.dump_lost);
+		goto out;
 	}
 	if (chained) {
 		printf("walked netns=%llu\n", (unsigned long long)skel->bss->counts.netns);
@@ -263,6 +321,7 @@ out:
 		printf("fault %s\n", fault_injected(nth_fd) ? "injected" : "not reached");
 		close(nth_fd);
 	}
+	ring_buffer__free(dump_rb);
 	reap_bpf__destroy(skel);
 	while (n_ns--)
 		close(ns_fd[n_ns]);
