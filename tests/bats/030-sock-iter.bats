@@ -338,7 +338,8 @@ ns_dump() {
 	local churn end n=0 destroyed=0 out st
 	churn=$(churn_netns churn)
 	end=$((SECONDS + 12))
-	while [ $SECONDS -lt $end ]; do
+	# Three kills at least, however slow the guest: a count, not a rate.
+	while [ "$n" -lt 3 ] || [ $SECONDS -lt $end ]; do
 		# Exit 3 (some destroys failed) is allowed: a socket its
 		# client closes after the walk handed it out is gone (ENOENT).
 		st=0
@@ -357,6 +358,5 @@ ns_dump() {
 	done
 	churn_stop "$churn" churn
 	echo "# $n chained kills under churn, $destroyed sockets destroyed" >&3
-	[ "$n" -ge 3 ] || fail "only $n kills"
 	[ "$destroyed" -gt 0 ] || fail "$n kills under churn destroyed nothing"
 }
