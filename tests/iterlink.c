@@ -6,7 +6,9 @@
  *
  *   iterlink tcp|udp [--fd PATH]... [--setns PATH]... [--cookie N] [--all]
  *                    [--flags N] [--dump] [--bufsize N] [--fail-nth N]
+ *                    [--until PATH [--phase PATH]]
  *   iterlink netns [--dump] [--bufsize N] [--fail-nth N]
+ *                  [--until PATH [--phase PATH]]
  *
  * Prints "link netns_cookie=N flags=N" and the link's fdinfo lines from
  * the parameter (tcp and udp), reads the walk --bufsize bytes at a time
@@ -25,6 +27,11 @@
  * entered with setns() before a link without the argument is read (--setns
  * PATH, the walk as in 7.3), in turn; the sockets count is their sum.  One
  * process for many namespaces keeps the suite's time off program loads.
+ *
+ * --until PATH walks again and again, one program load for them all, until
+ * PATH exists, heading each walk with "walk N PHASE": PHASE is the first
+ * word of the file --phase names when the walk begins ("-" if there is
+ * none), so that a test can tell which walks began after an event.
  *
  * --fail-nth N makes the Nth fault-injection point this thread passes from
  * the link's creation on fail (/proc/thread-self/fail-nth: every
@@ -180,13 +187,14 @@ int main(int argc, char **argv)
 	struct ring_buffer *dump_rb = NULL;
 	struct bpf_program *prog;
 	int nth_fd = -1, ret = 1, n_ns = 0, i;
-	const char *fail_nth = NULL;
+	const char *fail_nth = NULL, *until = NULL, *phase = NULL;
+	unsigned long nwalk = 0;
 	bool chained, dump = false;
 	size_t bufsize = 256;
 
 	if (argc < 2 || (strcmp(argv[1], "tcp") && strcmp(argv[1], "udp") &&
 			 strcmp(argv[1], "netns"))) {
-		fprintf(stderr, "usage: iterlink tcp|udp|netns [--fd PATH]... [--setns PATH]... [--cookie N] [--all] [--flags N] [--dump] [--bufsize N] [--fail-nth N]\n");
+		fprintf(stderr, "usage: iterlink tcp|udp|netns [--fd PATH]... [--setns PATH]... [--cookie N] [--all] [--flags N] [--dump] [--bufsize N] [--fail-nth N] [--until PATH [--phase PATH]]\n");
 		return 2;
 	}
 	chained = !strcmp(argv[1], "netns");
@@ -215,6 +223,10 @@ int main(int argc, char **argv)
 			linfo.sock.flags = strtoul(argv[++i], NULL, 0);
 		} else if (!strcmp(argv[i], "--fail-nth") && i + 1 < argc) {
 			fail_nth = argv[++i];
+		} else if (!strcmp(argv[i], "--until") && i + 1 < argc) {
+			until = argv[++i];
+		} else if (!strcmp(argv[i], "--phase") && i + 1 < argc) {
+			phase = argv[++i];
 		} else if (!strcmp(argv[i], "--dump")) {
 			dump = true;
 		} else if (!strcmp(argv[i], "--bufsize") && i + 1 < argc) {
@@ -233,6 +245,11 @@ int main(int argc, char **argv)
 	}
 	if (chained && n_ns) {
 		fprintf(stderr, "iterlink: --fd and --setns are for tcp and udp\n");
+		ret = 2;
+		goto out;
+	}
+	if ((phase && !until) || (until && fail_nth)) {
+		fprintf(stderr, "iterlink: --phase goes with --until, and --until not with --fail-nth\n");
 		ret = 2;
 		goto out;
 	}
@@ -292,6 +309,17 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
+again:
+	if (until) {
+		char word[32] = "-";
+		FILE *f = phase ? fopen(phase, "r") : NULL;
+
+		if (f && fscanf(f, "%31s", word) != 1)
+			strcpy(word, "-");
+		if (f)
+			fclose(f);
+		printf("walk %lu %s\n", ++nwalk, word);
+	}
 	for (i = 0; i < (n_ns ?: 1); i++) {
 		if (n_ns) {
 			if (ns_enter[i] && setns(ns_fd[i], CLONE_NEWNET)) {
@@ -300,8 +328,14 @@ int main(int argc, char **argv)
 			}
 			linfo.sock.netns_fd = ns_enter[i] ? 0 : ns_fd[i];
 		}
-		if (walk(prog, &aopts, !chained && !fail_nth, bufsize, dump_rb))
+		if (walk(prog, &aopts, !chained && !fail_nth && !until, bufsize,
+			 dump_rb))
 			goto out;
+	}
+	if (until) {
+		fflush(stdout);
+		if (access(until, F_OK))
+			goto again;
 	}
 	if (skel->bss->counts.dump_lost) {
 		printf("error dump lost=%llu\n",

@@ -23,6 +23,11 @@ teardown_file() {
 		ip netns del "$i"
 	done
 	ip netns del nsk-dies 2>/dev/null
+	for i in $(seq 1 8); do ip netns del "nsk-dying-$i" 2>/dev/null; done
+	pkill -f "iterlink tcp --all --dump --until" 2>/dev/null
+	echo 0 > /sys/kernel/tracing/events/kprobes/enable 2>/dev/null
+	echo '-:nsit_purge' >> /sys/kernel/tracing/kprobe_events 2>/dev/null
+	echo '-:nsit_purge_ret' >> /sys/kernel/tracing/kprobe_events 2>/dev/null
 	rm -f "$PIN-netns-gone" "$PIN-dies" "$PIN-pin-bad" "$PIN-pin-conn"
 	return 0
 }
@@ -333,6 +338,58 @@ ns_dump() {
 	assert_output --partial "No such file or directory"
 }
 
+
+# purge_done: a tcp_twsk_purge() that began after the trace was cleared
+# has returned (kprobe events nsit_purge and nsit_purge_ret).
+purge_done() {
+	grep -v '^#' /sys/kernel/tracing/trace |
+		awk '/nsit_purge:/ { b = 1 } /nsit_purge_ret:/ && b { d = 1 } END { exit !d }'
+}
+
+@test "the whole-host walk hands out no socket of a dying namespace" {
+	local i c cookies="" d=$BATS_TEST_TMPDIR pid ev=/sys/kernel/tracing/kprobe_events
+	# The TIME_WAIT sockets of a namespace whose last reference is gone
+	# stay in the shared hash until tcp_twsk_purge(), late in
+	# cleanup_net(); the kprobes say when a purge begun after the
+	# deletion has ended.  One walker walks the whole host again and
+	# again meanwhile, each walk headed with the phase it began in.
+	echo 'p:nsit_purge tcp_twsk_purge' >> "$ev"
+	echo 'r:nsit_purge_ret tcp_twsk_purge' >> "$ev"
+	echo 1 > /sys/kernel/tracing/events/kprobes/enable
+	for i in $(seq 1 8); do
+		ip netns add "nsk-dying-$i"
+		ip -n "nsk-dying-$i" link set lo up
+		make_time_wait "nsk-dying-$i"
+		cookies+="${cookies:+ }$(netns_cookie "nsk-dying-$i")"
+	done
+	echo alive > "$d/phase"
+	"$ITERLINK" tcp --all --dump --until "$d/stop" --phase "$d/phase" > "$d/walks" &
+	pid=$!
+	wait_until 60 grep -q "^walk 2 " "$d/walks"
+	echo > /sys/kernel/tracing/trace
+	for i in $(seq 1 8); do ip netns del "nsk-dying-$i"; done
+	echo dying > "$d/phase"
+	wait_until 120 purge_done
+	echo gone > "$d/phase"
+	wait_until 60 grep -q "^walk [0-9]* gone" "$d/walks"
+	touch "$d/stop"
+	wait "$pid" || fail "iterlink: $(tail -n 1 "$d/walks")"
+	# Walk 1, alive, handed out the TIME_WAIT socket of each of the 8;
+	# no walk begun after the deletion handed out any.
+	run awk -v cookies="$cookies" '
+		BEGIN { split(cookies, c, " "); for (i in c) want[c[i]] = 1 }
+		/^walk / { w = $2; phase = $3; if (phase == "dying") dying++; next }
+		($1 in want) && w == 1 { first[$1] = 1 }
+		($1 in want) && phase != "alive" { print "walk " w " (" phase ") handed out " $0; bad++ }
+		END { n = 0; for (k in first) n++
+		      print "walk 1 saw " n " of the 8; " dying + 0 " walks began while they died"
+		      exit bad || n != 8 }' "$d/walks"
+	echo "# $output" | tail -n 1 >&3
+	assert_success
+	echo 0 > /sys/kernel/tracing/events/kprobes/enable
+	echo '-:nsit_purge' >> "$ev"
+	echo '-:nsit_purge_ret' >> "$ev"
+}
 
 @test "churn: the chained walk destroys while namespaces and sockets come and go" {
 	local churn end n=0 destroyed=0 out st
