@@ -8,6 +8,7 @@
 #   make bench     the benchmark matrix on a kernel without debugging
 #                  (build/kbuild-bench): results/, docs/BENCHMARKS.md
 #   make bench-scale  the RFC's table: 100 namespaces, 100 to 100k sockets
+#   make bench-section  how long the chained walk holds its RCU section
 #   make patches   the upstream series and cover letter in build/patches
 #   make patches-check  apply the series one patch at a time and build it
 #   make upstream-check  upstream's verifier and iterator tests, patched
@@ -96,7 +97,7 @@ USER_LDLIBS := $(LIBBPF_A) -lelf -lz
 
 VERSION := $(shell git -C $(TOP) describe --always --dirty 2>/dev/null || echo unknown)
 
-.PHONY: all help deps tree config kernel bench-kernel tools progs demo check check-kasan stress bench bench-empty bench-scale bench-smoke \
+.PHONY: all help deps tree config kernel bench-kernel tools progs demo check check-kasan stress bench bench-empty bench-scale bench-section bench-smoke \
 	patches patches-check clean distclean
 
 # Each stage is a make of its own, so that later stages see what the earlier
@@ -337,6 +338,21 @@ bench-scale: all
 	$(TOP)/tests/vm/run -k $(BENCH_BZIMAGE) -m $(SCALE_MEM) -t 5400 -- sh -c \
 		'$(guest_config) && $(BIN)/netns-bench --scale $(SCALE_N) --reps $(SCALE_REPS) --out $(RESULTS) && \
 		$(call guest_info,$(RESULTS)/guest-scale.txt)'
+	$(TOP)/bench/report.sh $(RESULTS) $(TOP)/docs $(TOP)/README.md
+
+# How long the chained walk holds the tasks-trace RCU read lock and
+# migration disabled: one namespace of SECTION_N sockets (netns-bench
+# --section); refreshes that section of docs/BENCHMARKS.md from the
+# committed matrix.
+SECTION_N ?= 1000,10000,100000
+SECTION_REPS ?= 7
+bench-section: all
+	@$(MAKE) --no-print-directory bench-kernel
+	@rm -rf $(RESULTS) && mkdir -p $(RESULTS)
+	@cp $(TOP)/docs/bench/results.csv $(TOP)/docs/bench/guest.txt $(TOP)/docs/bench/world.txt $(RESULTS)/
+	$(TOP)/tests/vm/run -k $(BENCH_BZIMAGE) -m 6G -t 3600 -- sh -c \
+		'$(guest_config) && $(BIN)/netns-bench --section $(SECTION_N) --reps $(SECTION_REPS) --out $(RESULTS) && \
+		$(call guest_info,$(RESULTS)/guest-section.txt)'
 	$(TOP)/bench/report.sh $(RESULTS) $(TOP)/docs $(TOP)/README.md
 
 # The kernel-facing guest files (the netns and socket iterators, the

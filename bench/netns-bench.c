@@ -10,6 +10,8 @@
  *   netns-bench --memory M [--out DIR]
  *   netns-bench --scale N1,N2,... [--reps N] [--tables shared|child]
  *               [--proto tcp|udp] [--out DIR]
+ *   netns-bench --section N1,N2,... [--reps N] [--tables shared|child]
+ *               [--proto tcp|udp] [--out DIR]
  *
  * For each point (tables shared|child, M namespaces, S sockets each) it
  * builds the world once, outside the timed region: M namespaces, each with
@@ -56,7 +58,9 @@
  * costs each design to walk (run_fixed()); --memory DIR/memory.csv, what
  * a namespace costs in memory with and without child tables
  * (run_memory()).  With
- * --scale it reproduces the RFC's table in DIR/scale.csv (run_scale()).
+ * --scale it reproduces the RFC's table in DIR/scale.csv (run_scale());
+ * with --section, DIR/section.csv: how long one namespace's walk holds
+ * the chained walk's RCU and migration sections (run_section()).
  * Points of more than --cap sockets (M x S; --cap-child for child tables)
  * are skipped, and shared points of more than --max-m-shared namespaces:
  * there each per-netns walk visits every socket of the host, so a run
@@ -107,7 +111,7 @@
 /* --scale: the RFC's namespaces, and the clients each trial destroys */
 #define SCALE_M		100
 #define SCALE_STALE	5
-#define MAX_LIST	16	/* counts in --fixed and --scale */
+#define MAX_LIST	16	/* counts in --fixed, --scale and --section */
 
 static int child_ehash = CHILD_EHASH, child_udp_hash = CHILD_UDP_HASH;
 
@@ -142,6 +146,20 @@ static void die(const char *what)
 {
 	fprintf(stderr, "netns-bench: %s: %s\n", what, strerror(errno));
 	exit(1);
+}
+
+/* DIR/@name, created, with its first line @header written. */
+static FILE *create(const char *dir, const char *name, const char *header)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!f)
+		die(path);
+	fputs(header, f);
+	return f;
 }
 
 static double now(void)
@@ -189,7 +207,7 @@ static void lo_up(void)
  * world (--scale) has only its clients, their peers and the listeners
  * they need.
  */
-static bool empty_world, scale_world;
+static bool empty_world, scale_world, section_world;
 
 /*
  * The backend (0 .. NBACKENDS - 1) of client @i of pod @pod: in the
@@ -204,15 +222,26 @@ static int backend_of(int pod, int i)
 	return i % NBACKENDS;
 }
 
-/* A @type socket connected to @backend, in the current netns. */
+/*
+ * A @type socket connected to @backend, in the current netns.  The
+ * section world's UDP clients, up to 100,000 in one namespace, are more
+ * than the ephemeral ports of one address: they bind, 16384 to an
+ * address, to 127.1.0.0 and up.
+ */
 static int client_of(int type, int backend)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET };
+	static unsigned int n_udp;
 	int c;
 
+	c = socket(AF_INET, type, 0);
+	if (c >= 0 && section_world && type == SOCK_DGRAM) {
+		a.sin_addr.s_addr = htonl(0x7f010000 + n_udp++ / 16384);
+		if (bind(c, (void *)&a, sizeof(a)))
+			die("bind udp client");
+	}
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	a.sin_port = htons(BASE_PORT + backend);
-	c = socket(AF_INET, type, 0);
 	if (c < 0 || connect(c, (void *)&a, sizeof(a)))
 		die(type == SOCK_STREAM ? "connect" : "connect udp");
 	return c;
@@ -502,6 +531,7 @@ static unsigned long diag_netns(int proto, int nbackends, bool kill)
 /* One design's timed run, and what the kernel counted during it. */
 struct trial {
 	double wall, sys;
+	double longest;			/* chained: the longest netns run, ms */
 	struct kcount k;
 	unsigned long seen;
 	long long buckets, walked;	/* -1: no kernel counters */
@@ -510,6 +540,7 @@ struct trial {
 /* What a point reports of one design: quantiles over the repetitions. */
 struct result {
 	double wall, wall_p25, wall_p75, sys;
+	double longest, longest_max;	/* median and maximum of trial.longest */
 	unsigned long seen;
 	double calls, allocs, pages;	/* kernel counts, of one run */
 	long long buckets, walked;	/* -1: no kernel counters */
@@ -711,6 +742,7 @@ static void run_trial(struct reap_bpf *skel, int proto, enum design d,
 	t0 = now();
 	run_once(skel, proto, d, nb, kill, &t->seen);
 	t->wall = now() - t0;
+	t->longest = skel->bss->counts.longest_ns / 1e6;
 	if (count) {
 		kcount_read(&k1);
 		kcount_delta(&k0, &k1, &t->k);
@@ -746,6 +778,7 @@ static void measure(int proto, enum workload w, const enum design *designs,
 		    int n, int reps, struct result res[N_DESIGNS])
 {
 	double wall[N_DESIGNS][MAX_REPS], sys[N_DESIGNS][MAX_REPS];
+	double longest[N_DESIGNS][MAX_REPS];
 	struct reap_bpf *skel[N_DESIGNS] = {};
 	int nb = w == W_REAP1 ? 1 : NBACKENDS, i, r;
 	enum design d;
@@ -763,6 +796,7 @@ static void measure(int proto, enum workload w, const enum design *designs,
 				continue;
 			wall[d][r] = t.wall;
 			sys[d][r] = t.sys;
+			longest[d][r] = t.longest;
 			res[d].seen = t.seen;
 			res[d].buckets = t.buckets;
 			res[d].walked = t.walked;
@@ -787,6 +821,8 @@ static void measure(int proto, enum workload w, const enum design *designs,
 		res[d].wall_p25 = quantile(wall[d], reps, 0.25);
 		res[d].wall_p75 = quantile(wall[d], reps, 0.75);
 		res[d].sys = quantile(sys[d], reps, 0.5);
+		res[d].longest = quantile(longest[d], reps, 0.5);
+		res[d].longest_max = quantile(longest[d], reps, 1);
 	}
 }
 
@@ -878,16 +914,11 @@ static void run_empty(int m, int reps, const char *out, int p_first, int p_last)
 {
 	int protos[] = { IPPROTO_TCP, IPPROTO_UDP };
 	struct result shared[N_DESIGNS], small[N_DESIGNS], big[N_DESIGNS];
-	char path[4096];
 	unsigned int i;
 	FILE *csv;
 	int pi;
 
-	snprintf(path, sizeof(path), "%s/empty.csv", out);
-	csv = fopen(path, "w");
-	if (!csv)
-		die(path);
-	fprintf(csv, "tables,m,proto,design,reps,wall_ms_median,wall_ms_iqr,buckets,ns_per_bucket,ratio_vs_netns_arg\n");
+	csv = create(out, "empty.csv", "tables,m,proto,design,reps,wall_ms_median,wall_ms_iqr,buckets,ns_per_bucket,ratio_vs_netns_arg\n");
 	printf("%-6s %4s %-3s %-12s %10s %8s %10s %10s %8s\n", "tables", "M", "pro",
 	       "design", "wall_ms", "iqr", "buckets", "ns/bucket", "x_arg");
 	empty_world = true;
@@ -1016,16 +1047,11 @@ static void run_memory(int m, const char *out)
 {
 	struct mem child, shared;
 	int *cfds, *sfds, i;
-	char path[4096];
 	FILE *csv;
 
 	cfds = hold_namespaces(m, CHILD_EHASH, CHILD_UDP_HASH, &child);
 	sfds = hold_namespaces(m, 0, 0, &shared);
-	snprintf(path, sizeof(path), "%s/memory.csv", out);
-	csv = fopen(path, "w");
-	if (!csv)
-		die(path);
-	fprintf(csv, "tables,m,ehash_entries,udp_hash_entries,memfree_kb,slab_kb,vmalloc_kb,percpu_kb,kb_per_netns\n");
+	csv = create(out, "memory.csv", "tables,m,ehash_entries,udp_hash_entries,memfree_kb,slab_kb,vmalloc_kb,percpu_kb,kb_per_netns\n");
 	mem_row(csv, "child", m, CHILD_EHASH, CHILD_UDP_HASH, &child);
 	mem_row(csv, "shared", m, 0, 0, &shared);
 	fclose(csv);
@@ -1058,15 +1084,10 @@ static void run_fixed(const long *ms, int nm, int reps, const char *out,
 	int protos[] = { IPPROTO_TCP, IPPROTO_UDP }, i, pi, n;
 	struct result r[N_DESIGNS];
 	enum design ds[N_FIXED];
-	char path[4096];
 	unsigned int j;
 	FILE *csv;
 
-	snprintf(path, sizeof(path), "%s/fixed.csv", out);
-	csv = fopen(path, "w");
-	if (!csv)
-		die(path);
-	fprintf(csv, "m,proto,design,reps,wall_ms_median,wall_ms_iqr,us_per_netns,syscalls,kernel_allocs\n");
+	csv = create(out, "fixed.csv", "m,proto,design,reps,wall_ms_median,wall_ms_iqr,us_per_netns,syscalls,kernel_allocs\n");
 	empty_world = true;
 	child_ehash = MIN_CHILD_EHASH;
 	child_udp_hash = MIN_CHILD_UDP_HASH;
@@ -1114,16 +1135,11 @@ static void run_scale(const long *ns, int nn, int reps, const char *out,
 	int protos[] = { IPPROTO_TCP, IPPROTO_UDP }, t, pi, i, n;
 	struct result r[N_DESIGNS];
 	enum design ds[N_DESIGNS];
-	char path[4096];
 	double t0, t1, t2;
 	FILE *csv;
 	int d;
 
-	snprintf(path, sizeof(path), "%s/scale.csv", out);
-	csv = fopen(path, "w");
-	if (!csv)
-		die(path);
-	fprintf(csv, "tables,proto,m,n,design,reps,wall_ms_median,wall_ms_iqr,wall_ms_p25,wall_ms_p75,sys_ms_median,destroyed,sockets_seen,syscalls,kernel_allocs,ratio_vs_global,scope,world_s,measure_s\n");
+	csv = create(out, "scale.csv", "tables,proto,m,n,design,reps,wall_ms_median,wall_ms_iqr,wall_ms_p25,wall_ms_p75,sys_ms_median,destroyed,sockets_seen,syscalls,kernel_allocs,ratio_vs_global,scope,world_s,measure_s\n");
 	scale_world = true;
 	for (t = t_first; t <= t_last; t++) {
 		for (pi = p_first; pi <= p_last; pi++) {
@@ -1170,6 +1186,67 @@ static void run_scale(const long *ns, int nn, int reps, const char *out,
 }
 
 /*
+ * --section N1,N2,...: how long the chained walk holds the tasks-trace RCU
+ * read lock and migration disabled.  The iterator core holds both around
+ * each run of an iter.s/netns program, and one run is one namespace's
+ * whole walk, so the longest section is the longest run: reap_chained()
+ * times its own runs (counts.longest_ns).  One namespace holds N TCP
+ * sockets (N/2 clients and their accepted peers, beside the NBACKENDS
+ * listeners) and N connected UDP clients (client_of() spreads them over
+ * source addresses, as one address has too few ports); the chained walk of each
+ * protocol runs as a walk (nothing matches) and as a reap of every
+ * client (a lock_sock() and an abort per client).  DIR/section.csv has
+ * the median and the longest section over the repetitions, the median
+ * wall time of the whole walk (every namespace of the guest), and the
+ * sockets the program saw.
+ */
+static void run_section(const long *ns, int nn, int reps, const char *out,
+			int t_first, int t_last, int p_first, int p_last)
+{
+	int protos[] = { IPPROTO_TCP, IPPROTO_UDP }, t, pi, i;
+	static const enum workload ws[] = { W_WALK, W_REAP10 };
+	enum design chained = D_CHAINED;
+	struct result r[N_DESIGNS];
+	unsigned int w;
+	FILE *csv;
+
+	csv = create(out, "section.csv", "tables,proto,n,workload,reps,section_ms_median,section_ms_max,wall_ms_median,sockets_seen,destroyed\n");
+	section_world = true;
+	for (t = t_first; t <= t_last; t++) {
+		for (i = 0; i < nn; i++) {
+			build_world(1, ns[i] / 2, ns[i], t);
+			for (pi = p_first; pi <= p_last; pi++) {
+				for (w = 0; w < sizeof(ws) / sizeof(ws[0]); w++) {
+					int nd = ws[w] == W_WALK ? 0 :
+						 clients_of(protos[pi], NBACKENDS);
+
+					measure(protos[pi], ws[w], &chained, 1, reps, r);
+					fprintf(csv, "%s,%s,%ld,%s,%d,%.3f,%.3f,%.3f,%lu,%d\n",
+						t ? "child" : "shared",
+						pi ? "udp" : "tcp", ns[i],
+						workload_names[ws[w]], reps,
+						r[chained].longest,
+						r[chained].longest_max,
+						r[chained].wall, r[chained].seen,
+						nd);
+					printf("section %-6s %s %8ld %-7s %10.3f %10.3f %10.3f %9lu\n",
+					       t ? "child" : "shared",
+					       pi ? "udp" : "tcp", ns[i],
+					       workload_names[ws[w]],
+					       r[chained].longest,
+					       r[chained].longest_max,
+					       r[chained].wall, r[chained].seen);
+					fflush(stdout);
+					fflush(csv);
+				}
+			}
+			free_world();
+		}
+	}
+	fclose(csv);
+}
+
+/*
  * "N1,N2,..." of option --@opt: the counts into @v (at most MAX_LIST),
  * each 1 or more; or -1 once the error is said.
  */
@@ -1209,9 +1286,10 @@ int main(int argc, char **argv)
 	const char *out = "results";
 	int t_first = 0, t_last = 1, empty_m = 0, n_fixed = 0, n_scale = 0;
 	int memory_m = 0;
-	long fixed_m[MAX_LIST], scale_n[MAX_LIST];
+	long fixed_m[MAX_LIST], scale_n[MAX_LIST], section_n[MAX_LIST];
+	int n_section = 0;
 	struct rlimit rl = { 1 << 20, 1 << 20 };
-	char path[4096], why[256];
+	char why[256];
 	FILE *csv;
 	int err;
 
@@ -1230,6 +1308,7 @@ int main(int argc, char **argv)
 			{ "fixed", required_argument, NULL, 'f' },
 			{ "memory", required_argument, NULL, 'm' },
 			{ "scale", required_argument, NULL, 'S' },
+			{ "section", required_argument, NULL, 'L' },
 			{}
 		};
 		int c = getopt_long(argc, argv, "", lo, NULL);
@@ -1268,6 +1347,11 @@ int main(int argc, char **argv)
 			n_scale = parse_counts("scale", "socket", optarg, scale_n);
 			if (n_scale < 0)
 				return 2;
+		} else if (c == 'L') {
+			n_section = parse_counts("section", "socket", optarg,
+						 section_n);
+			if (n_section < 0)
+				return 2;
 		} else if (c == 'o') {
 			out = optarg;
 		} else if (c == 't' && !strcmp(optarg, "shared")) {
@@ -1279,7 +1363,7 @@ int main(int argc, char **argv)
 		} else if (c == 'p' && !strcmp(optarg, "udp")) {
 			p_first = 1;
 		} else {
-			fprintf(stderr, "usage: netns-bench [--smoke] [--reps N] [--cap SOCKETS] [--cap-child SOCKETS] [--cap-reap SOCKETS] [--max-m-shared M] [--tables shared|child] [--proto tcp|udp] [--out DIR]\n       netns-bench --empty M [--reps N] [--proto tcp|udp] [--out DIR]\n       netns-bench --fixed M1,M2,... [--reps N] [--proto tcp|udp] [--out DIR]\n       netns-bench --memory M [--out DIR]\n       netns-bench --scale N1,N2,... [--reps N] [--tables shared|child] [--proto tcp|udp] [--out DIR]\n");
+			fprintf(stderr, "usage: netns-bench [--smoke] [--reps N] [--cap SOCKETS] [--cap-child SOCKETS] [--cap-reap SOCKETS] [--max-m-shared M] [--tables shared|child] [--proto tcp|udp] [--out DIR]\n       netns-bench --empty M [--reps N] [--proto tcp|udp] [--out DIR]\n       netns-bench --fixed M1,M2,... [--reps N] [--proto tcp|udp] [--out DIR]\n       netns-bench --memory M [--out DIR]\n       netns-bench --scale N1,N2,... [--reps N] [--tables shared|child] [--proto tcp|udp] [--out DIR]\n       netns-bench --section N1,N2,... [--reps N] [--tables shared|child] [--proto tcp|udp] [--out DIR]\n");
 			return 2;
 		}
 	}
@@ -1315,23 +1399,21 @@ int main(int argc, char **argv)
 		run_fixed(fixed_m, n_fixed, reps, out, p_first, p_last);
 		return 0;
 	}
+	if (n_section) {
+		run_section(section_n, n_section, reps, out, t_first, t_last,
+			    p_first, p_last);
+		return 0;
+	}
 	if (n_scale) {
 		run_scale(scale_n, n_scale, reps, out, t_first, t_last,
 			  p_first, p_last);
 		return 0;
 	}
-	snprintf(path, sizeof(path), "%s/world.txt", out);
-	csv = fopen(path, "w");
-	if (!csv)
-		die(path);
+	csv = create(out, "world.txt", "");
 	fprintf(csv, "backends %d\nchild_ehash_entries %d\nchild_udp_hash_entries %d\n",
 		NBACKENDS, CHILD_EHASH, CHILD_UDP_HASH);
 	fclose(csv);
-	snprintf(path, sizeof(path), "%s/results.csv", out);
-	csv = fopen(path, "w");
-	if (!csv)
-		die(path);
-	fprintf(csv, "tables,m,s,design,workload,reps,wall_ms_median,wall_ms_iqr,sys_ms_median,ratio_vs_global,ratio_vs_chained,sockets_seen,syscalls,per_netns_us,kernel_buckets,kernel_sockets,proto,wall_ms_p25,wall_ms_p75,kernel_allocs,kernel_pages,scope\n");
+	csv = create(out, "results.csv", "tables,m,s,design,workload,reps,wall_ms_median,wall_ms_iqr,sys_ms_median,ratio_vs_global,ratio_vs_chained,sockets_seen,syscalls,per_netns_us,kernel_buckets,kernel_sockets,proto,wall_ms_p25,wall_ms_p75,kernel_allocs,kernel_pages,scope\n");
 	printf("%-6s %4s %5s %-3s %-12s %-7s %10s %8s %8s %8s %8s %9s %8s %8s %9s %9s\n",
 	       "tables", "M", "S", "pro", "design", "work", "wall_ms", "iqr",
 	       "sys_ms", "x_global", "x_chain", "sockets", "syscalls",

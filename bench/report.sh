@@ -418,6 +418,15 @@ pick() {
 	if [ -s "$res/$1" ]; then echo "$res/$1"; else echo "$docs/bench/$1"; fi
 }
 
+# guest_of NAME: the guest that make bench-* target recorded as NAME, or
+# the matrix's if it recorded none.
+guest_of() {
+	local g
+	g=$(pick "$1")
+	[ -s "$g" ] || g=$res/guest.txt
+	echo "$g"
+}
+
 # empty_section: the empty world's cost per bucket (netns-bench --empty),
 # with the profile of the TCP walk when it was recorded.
 empty_section() {
@@ -562,8 +571,7 @@ scale_section() {
 	sc=$(pick scale.csv) rfc=$(pick rfc.csv)
 	[ -s "$sc" ] || return 0
 	destroyed=$(awk -F, "$HDR"' { print $h["destroyed"]; exit }' "$sc")
-	gs=$(pick guest-scale.txt)
-	[ -s "$gs" ] || gs=$res/guest.txt
+	gs=$(guest_of guest-scale.txt)
 	echo "## The RFC's table, reproduced"
 	echo
 	echo "Jordan Rife's RFC \"bpf: Efficient socket destruction\" (bpf-next,"
@@ -651,6 +659,55 @@ scale_section() {
 		}
 	}' "$sc"
 	scale_cap "$sc"
+}
+
+# section_section: how long one run of the chained walk's iter.s/netns
+# program, one namespace's whole walk, holds the tasks-trace RCU read lock
+# and migration disabled (netns-bench --section, make bench-section).  Its
+# last sentence, the longest section at the largest N, is the bound
+# kernel/series/08-open-coded.msg states; tests/host/050-bench-report.bats
+# checks that the two agree.
+section_section() {
+	local se gs
+	se=$(pick section.csv)
+	[ -s "$se" ] || return 0
+	gs=$(guest_of guest-section.txt)
+	echo "## How long the chained walk holds its sections"
+	echo
+	echo "The iterator core holds the tasks-trace RCU read lock and migration"
+	echo "disabled around each run of an iter.s/netns program, and the chained walk"
+	echo "walks one namespace's sockets in one run: a section lasts one namespace's"
+	echo "walk. \`make bench-section\` (\`netns-bench --section\`) times each run from"
+	echo "inside the program (bpf_ktime_get_ns() at its start and its end) on one"
+	echo "namespace holding N TCP sockets (N/2 clients and their peers) and N"
+	echo "connected UDP clients, as a walk (nothing matches) and as a reap of every"
+	echo "client (a lock_sock() and an abort each), under $(accel "$gs"). Median and"
+	echo "longest section over the trials, in ms; the walk's wall time covers every"
+	echo "namespace of the guest. On shared tables a namespace's walk passes over"
+	echo "the host's whole table, so its section grows with the host's sockets, not"
+	echo "the namespace's."
+	echo
+	echo "| tables | proto | N | workload | trials | section ms (median) | section ms (longest) | walk ms | sockets seen | destroyed |"
+	echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+	awk -F, "$COUNT$HDR"'
+	{
+		printf "| %s | %s | %s | %s | %d | %.1f | %.1f | %.1f | %d | %d |\n",
+			$h["tables"], toupper($h["proto"]), count($h["n"]),
+			$h["workload"] == "walk" ? "walk" : "reap all", $h["reps"],
+			$h["section_ms_median"], $h["section_ms_max"],
+			$h["wall_ms_median"], $h["sockets_seen"], $h["destroyed"]
+		n = $h["n"] + 0
+		if (n > top) { top = n; most = -1 }
+		if (n == top && $h["section_ms_max"] + 0 > most) {
+			most = $h["section_ms_max"] + 0
+			what = sprintf("a %s %s, on %s tables", toupper($h["proto"]),
+				       $h["workload"] == "walk" ? "walk" : "reap of every client", $h["tables"])
+		}
+	}
+	END {
+		if (top)
+			printf "\nThe longest section at N = %s was %.0f ms: %s.\n\n", count(top), most, what
+	}' "$se"
 }
 
 # scale_cap SCALE_CSV: why the RFC's 1M point is not run, from the time
@@ -851,6 +908,7 @@ headline() {
 	allocations
 	echo
 	scale_section
+	section_section
 	fixed_section
 	empty_section
 	echo "## Kernel counters against the cost model"
@@ -874,7 +932,8 @@ headline() {
 	echo '```'
 	cat "$res/guest.txt" 2>/dev/null || echo "(not recorded)"
 	echo '```'
-	for g in guest-empty.txt:bench-empty guest-scale.txt:bench-scale; do
+	for g in guest-empty.txt:bench-empty guest-scale.txt:bench-scale \
+		 guest-section.txt:bench-section; do
 		[ -s "$(pick "${g%%:*}")" ] || continue
 		echo
 		echo "\`make ${g#*:}\`'s guest:"
@@ -913,8 +972,9 @@ if [ -n "$readme" ]; then
 fi
 if [ "$(cd "$res" && pwd)" != "$(cd "$docs/bench" && pwd)" ]; then
 	cp "$all" "$docs/bench/results.csv"
-	for f in empty.csv fixed.csv memory.csv scale.csv profile-empty-tcp.txt guest.txt \
-		 guest-empty.txt guest-scale.txt world.txt; do
+	for f in empty.csv fixed.csv memory.csv scale.csv section.csv \
+		 profile-empty-tcp.txt guest.txt guest-empty.txt guest-scale.txt \
+		 guest-section.txt world.txt; do
 		if [ -s "$res/$f" ]; then cp "$res/$f" "$docs/bench/"; fi
 	done
 fi

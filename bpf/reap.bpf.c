@@ -275,17 +275,27 @@ static __always_inline void reap_netns(struct net *net, int proto)
 	}
 }
 
+/*
+ * One run is one namespace's whole walk, and the iterator core holds the
+ * tasks-trace RCU read lock and migration disabled around it: longest_ns
+ * is the longest such section of the walk (netns-bench --section).
+ */
 SEC("iter.s/netns")
 int reap_chained(struct bpf_iter__netns *ctx)
 {
 	struct net *net = ctx->net;
+	__u64 t0, t;
 
 	if (!net || (cfg_netns && net->net_cookie != cfg_netns))
 		return 0;
+	t0 = bpf_ktime_get_ns();
 	counts.netns++;
 	if (cfg_protos & 1)
 		reap_netns(net, IPPROTO_TCP);
 	if (cfg_protos & 2)
 		reap_netns(net, IPPROTO_UDP);
+	t = bpf_ktime_get_ns() - t0;
+	if (t > counts.longest_ns)
+		counts.longest_ns = t;
 	return 0;
 }

@@ -55,6 +55,7 @@ struct reap_counts {
 	__u64	truncated;	/* chained: walks a bucket batch cut short */
 	__s64	walk_err;	/* chained: the error that cut the last one */
 	__u64	dump_lost;	/* cfg_dump: records the ring buffer refused */
+	__u64	longest_ns;	/* chained: the longest run of the program */
 };
 
 #endif /* REAP_H */

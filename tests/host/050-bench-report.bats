@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # The committed benchmark documents say what the committed CSV says:
 # bench/report.sh, run again on docs/bench/ (without redrawing the plots),
-# writes docs/BENCHMARKS.md and README's headline exactly as committed.
+# writes docs/BENCHMARKS.md and README's headline exactly as committed,
+# and the bound patch 8's message states is the one it computes.
 # A figure edited by hand, or a CSV committed without its report, fails.
 
 load ../bats/helpers
@@ -36,4 +37,15 @@ teardown() {
 	[ "$output" -ge 4 ] || fail "README's headline has $output ratios that are not zero"
 	run diff -u "$TOP/README.md" "$dir/README.md"
 	assert_success
+}
+
+@test "patch 8 states the longest section that report.sh computes" {
+	local said
+	run "$TOP/bench/report.sh" --no-plots "$dir/res" "$dir/docs"
+	assert_success
+	said=$(grep -o "The longest section at N = .*" "$dir/docs/BENCHMARKS.md") ||
+		fail "no longest section in BENCHMARKS.md: run make bench-section"
+	# the message is wrapped: compare it as one line
+	tr '\n' ' ' < "$TOP/kernel/series/08-open-coded.msg" | tr -s ' ' |
+		grep -qiF "$said" || fail "kernel/series/08-open-coded.msg does not say: $said"
 }
