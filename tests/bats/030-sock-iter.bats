@@ -23,11 +23,12 @@ teardown_file() {
 		ip netns del "$i"
 	done
 	ip netns del nsk-dies 2>/dev/null
+	if [ -s "$BATS_FILE_TMPDIR/walker" ]; then
+		kill "$(cat "$BATS_FILE_TMPDIR/walker")" 2>/dev/null
+		wait "$(cat "$BATS_FILE_TMPDIR/walker")" 2>/dev/null
+	fi
 	for i in $(seq 1 8); do ip netns del "nsk-dying-$i" 2>/dev/null; done
-	pkill -f "iterlink tcp --all --dump --until" 2>/dev/null
-	echo 0 > /sys/kernel/tracing/events/kprobes/enable 2>/dev/null
-	echo '-:nsit_purge' >> /sys/kernel/tracing/kprobe_events 2>/dev/null
-	echo '-:nsit_purge_ret' >> /sys/kernel/tracing/kprobe_events 2>/dev/null
+	kprobes_off
 	rm -f "$PIN-netns-gone" "$PIN-dies" "$PIN-pin-bad" "$PIN-pin-conn"
 	return 0
 }
@@ -346,36 +347,53 @@ purge_done() {
 		awk '/nsit_purge:/ { b = 1 } /nsit_purge_ret:/ && b { d = 1 } END { exit !d }'
 }
 
+# kprobes_off: the kprobe events of the dying-namespace test, gone.
+kprobes_off() {
+	{
+		echo 0 > /sys/kernel/tracing/events/kprobes/enable || :
+		echo '-:nsit_purge' >> /sys/kernel/tracing/kprobe_events || :
+		echo '-:nsit_purge_ret' >> /sys/kernel/tracing/kprobe_events || :
+	} 2>/dev/null
+}
+
 @test "the whole-host walk hands out no socket of a dying namespace" {
-	local i c cookies="" d=$BATS_TEST_TMPDIR pid ev=/sys/kernel/tracing/kprobe_events
+	local i c cookies="" d=$BATS_TEST_TMPDIR ev=/sys/kernel/tracing/kprobe_events
 	# The TIME_WAIT sockets of a namespace whose last reference is gone
 	# stay in the shared hash until tcp_twsk_purge(), late in
 	# cleanup_net(); the kprobes say when a purge begun after the
 	# deletion has ended.  One walker walks the whole host again and
 	# again meanwhile, each walk headed with the phase it began in.
+	kprobes_off
 	echo 'p:nsit_purge tcp_twsk_purge' >> "$ev"
 	echo 'r:nsit_purge_ret tcp_twsk_purge' >> "$ev"
 	echo 1 > /sys/kernel/tracing/events/kprobes/enable
 	for i in $(seq 1 8); do
 		ip netns add "nsk-dying-$i"
 		ip -n "nsk-dying-$i" link set lo up
-		make_time_wait "nsk-dying-$i"
-		cookies+="${cookies:+ }$(netns_cookie "nsk-dying-$i")"
+		c=$(netns_cookie "nsk-dying-$i")
+		[ -n "$c" ] || fail "no cookie for nsk-dying-$i"
+		cookies+="${cookies:+ }$c"
 	done
+	# TIME_WAIT lasts 60 s: made last, just before the walks
+	for i in $(seq 1 8); do make_time_wait "nsk-dying-$i"; done
 	echo alive > "$d/phase"
-	"$ITERLINK" tcp --all --dump --until "$d/stop" --phase "$d/phase" > "$d/walks" &
-	pid=$!
+	"$ITERLINK" tcp --all --dump --until "$d/stop" --phase "$d/phase" > "$d/walks" 3>&- &
+	echo $! > "$BATS_FILE_TMPDIR/walker"
 	wait_until 60 grep -q "^walk 2 " "$d/walks"
 	echo > /sys/kernel/tracing/trace
-	for i in $(seq 1 8); do ip netns del "nsk-dying-$i"; done
+	# one ip, so that one cleanup_net() is likely to take all 8
+	for i in $(seq 1 8); do echo "netns del nsk-dying-$i"; done | ip -batch -
 	echo dying > "$d/phase"
 	wait_until 120 purge_done
 	echo gone > "$d/phase"
 	wait_until 60 grep -q "^walk [0-9]* gone" "$d/walks"
 	touch "$d/stop"
-	wait "$pid" || fail "iterlink: $(tail -n 1 "$d/walks")"
+	wait "$(cat "$BATS_FILE_TMPDIR/walker")" || fail "iterlink: $(tail -n 1 "$d/walks")"
+	rm -f "$BATS_FILE_TMPDIR/walker"
+	kprobes_off
 	# Walk 1, alive, handed out the TIME_WAIT socket of each of the 8;
-	# no walk begun after the deletion handed out any.
+	# walks began while they died, and none begun after the deletion
+	# handed out any.
 	run awk -v cookies="$cookies" '
 		BEGIN { split(cookies, c, " "); for (i in c) want[c[i]] = 1 }
 		/^walk / { w = $2; phase = $3; if (phase == "dying") dying++; next }
@@ -383,12 +401,9 @@ purge_done() {
 		($1 in want) && phase != "alive" { print "walk " w " (" phase ") handed out " $0; bad++ }
 		END { n = 0; for (k in first) n++
 		      print "walk 1 saw " n " of the 8; " dying + 0 " walks began while they died"
-		      exit bad || n != 8 }' "$d/walks"
+		      exit bad || n != 8 || !dying }' "$d/walks"
 	echo "# $output" | tail -n 1 >&3
 	assert_success
-	echo 0 > /sys/kernel/tracing/events/kprobes/enable
-	echo '-:nsit_purge' >> "$ev"
-	echo '-:nsit_purge_ret' >> "$ev"
 }
 
 @test "churn: the chained walk destroys while namespaces and sockets come and go" {
