@@ -6,7 +6,10 @@
  * the program reads it, before or after the following next(), but neither
  * it nor anything loaded from it is written or passed to a helper or kfunc,
  * so no cast, local storage, dynptr or helper result outlives the walk's
- * hold on the socket; the iterator's own kfuncs act on its socket.  The
+ * hold on the socket, whatever route it takes (stack, callback, global
+ * function argument; a kptr_untrusted field gives back an untrusted
+ * pointer, and no socket type has the destructor a referenced kptr field
+ * needs); the iterator's own kfuncs act on its socket.  The
  * socket kfuncs are for sleepable iter.s/netns programs only.
  */
 #include "vmlinux.h"
@@ -259,6 +262,60 @@ __naked int spill_fill_to_helper(void)
 	  __imm(bpf_iter_netns_sock_destroy),
 	  __imm(bpf_get_socket_cookie)
 	: __clobber_all);
+}
+
+/*
+ * Through a bpf_loop() callback: the socket reaches the callback in its
+ * caller's stack, still untrusted.
+ */
+struct loop_ctx {
+	struct sock_common *sk;
+};
+
+static int cookie_cb(__u32 i, struct loop_ctx *c)
+{
+	sink += bpf_get_socket_cookie(c->sk);
+	return 1;
+}
+
+SEC("?iter.s/netns")
+__failure __msg(UNTRUSTED)
+int loop_callback_to_helper(struct bpf_iter__netns *ctx)
+{
+	struct net *net = ctx->net;
+	struct bpf_iter_netns_sock it;
+	struct loop_ctx c;
+
+	if (!net)
+		return 0;
+	bpf_iter_netns_sock_new(&it, net, IPPROTO_TCP, 0);
+	while ((c.sk = bpf_iter_netns_sock_next(&it)))
+		bpf_loop(1, cookie_cb, &c, 0);
+	bpf_iter_netns_sock_destroy(&it);
+	return 0;
+}
+
+/* A global function's trusted argument does not launder it. */
+__noinline int sock_state_trusted(struct sock_common *sk __arg_trusted)
+{
+	return sk ? sk->skc_state : 0;
+}
+
+SEC("?iter.s/netns")
+__failure __msg(UNTRUSTED)
+int global_subprog_trusted_arg(struct bpf_iter__netns *ctx)
+{
+	struct net *net = ctx->net;
+	struct bpf_iter_netns_sock it;
+	struct sock_common *sk;
+
+	if (!net)
+		return 0;
+	bpf_iter_netns_sock_new(&it, net, IPPROTO_TCP, 0);
+	while ((sk = bpf_iter_netns_sock_next(&it)))
+		sink += sock_state_trusted(sk);
+	bpf_iter_netns_sock_destroy(&it);
+	return 0;
 }
 
 /* bpf_sock_destroy() takes a socket its caller has locked: not here. */
