@@ -1,22 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * BPF iterator over network namespaces: the "netns" target (iter/netns,
- * iter.s/netns) and its open-coded twin bpf_iter_netns_{new,next,destroy}.
+ * iter.s/netns).  It takes no parameter.
  *
  * A walk visits the live network namespaces the iterator's creator may
- * reach (bpf_netns_scope_init(), judged when it creates the iterator, or
- * calls the open-coded one from a syscall program) in namespace id order,
- * the order of kernel/nstree.c; a namespace that lives through the walk
- * is seen once, re-runs aside.  The seq_file walk holds a reference on the
- * namespace it hands out and no lock, and resumes by id after a partial
- * read; the open-coded walk is KF_RCU_PROTECTED and takes no reference.
- * As in every BPF iterator, a namespace whose output overflows the
- * seq_file buffer runs again on the next read(), with the same
- * meta->seq_num; one whose output alone overflows it fails one read()
- * with -E2BIG and is passed over.
+ * reach (bpf_netns_scope_init(), judged when it creates the iterator) in
+ * namespace id order, the order of kernel/nstree.c; a namespace that
+ * lives through the walk is listed once.  The walk holds a reference on
+ * the namespace it hands out and no lock, and resumes by id after a
+ * partial read.  As in every BPF iterator, a namespace whose output
+ * overflows the seq_file buffer runs again on the next read(), with the
+ * same meta->seq_num; one whose output alone overflows it fails one
+ * read() with -E2BIG and is passed over.
  */
 #include <linux/bpf.h>
-#include <linux/btf.h>
 #include <linux/btf_ids.h>
 #include <linux/nstree.h>
 #include <linux/seq_file.h>
@@ -28,19 +25,17 @@ struct bpf_iter_seq_netns_info {
 };
 
 /*
- * First namespace of @scope at or after @ns in id order.  With @get, take
- * a reference, skipping namespaces whose count already dropped to zero;
- * without, only skip those.  Called under rcu_read_lock().
+ * First namespace of @scope at or after @ns in id order, referenced;
+ * namespaces whose count already dropped to zero are skipped.  Called
+ * under rcu_read_lock().
  */
 static struct net *netns_iter_scan(struct ns_common *ns,
-				   const struct bpf_netns_scope *scope,
-				   bool get)
+				   const struct bpf_netns_scope *scope)
 {
 	while (!IS_ERR_OR_NULL(ns)) {
 		struct net *net = to_net_ns(ns);
 
-		if (bpf_netns_scope_has(scope, net) &&
-		    (get ? !!maybe_get_net(net) : !!ns_ref_read(net)))
+		if (bpf_netns_scope_has(scope, net) && maybe_get_net(net))
 			return net;
 		ns = ns_tree_adjoined_rcu(net, false);
 	}
@@ -54,7 +49,7 @@ static struct net *netns_iter_get_after(struct bpf_iter_seq_netns_info *info)
 	rcu_read_lock();
 	net = netns_iter_scan(ns_tree_lookup_after_rcu(info->last_id,
 						       CLONE_NEWNET),
-			      &info->scope, true);
+			      &info->scope);
 	rcu_read_unlock();
 	return net;
 }
@@ -76,8 +71,7 @@ static void *netns_iter_seq_next(struct seq_file *seq, void *v, loff_t *pos)
 	++*pos;
 	info->last_id = net->ns.ns_id;
 	rcu_read_lock();
-	next = netns_iter_scan(ns_tree_adjoined_rcu(net, false), &info->scope,
-			       true);
+	next = netns_iter_scan(ns_tree_adjoined_rcu(net, false), &info->scope);
 	rcu_read_unlock();
 	put_net(net);
 	return next;
@@ -148,8 +142,20 @@ static const struct bpf_iter_seq_info netns_iter_seq_info = {
 	.seq_priv_size		= sizeof(struct bpf_iter_seq_netns_info),
 };
 
+/*
+ * The target takes no parameter: refuse one rather than ignore it, so that
+ * a parameter added later fails on a kernel that does not know it.
+ */
+static int netns_iter_attach_target(struct bpf_prog *prog,
+				    union bpf_iter_link_info *linfo,
+				    struct bpf_iter_aux_info *aux)
+{
+	return memchr_inv(linfo, 0, sizeof(*linfo)) ? -EINVAL : 0;
+}
+
 static struct bpf_iter_reg netns_reg_info = {
 	.target			= "netns",
+	.attach_target		= netns_iter_attach_target,
 	.feature		= BPF_ITER_RESCHED,
 	.ctx_arg_info_size	= 1,
 	.ctx_arg_info		= {
@@ -159,103 +165,12 @@ static struct bpf_iter_reg netns_reg_info = {
 	.seq_info		= &netns_iter_seq_info,
 };
 
-struct bpf_iter_netns {
-	__u64 __opaque[3];
-} __aligned(8);
-
-/* Non-opaque version of bpf_iter_netns */
-struct bpf_iter_netns_kern {
-	struct net *pos;
-	struct bpf_netns_scope scope;
-} __aligned(8);
-
-__bpf_kfunc_start_defs();
-
-/**
- * bpf_iter_netns_new() - start a walk over the network namespaces in scope
- * @it: iterator state
- *
- * Captures the scope of the walk, bpf_netns_scope_init(), from the task
- * running the program, the caller of BPF_PROG_RUN: for a syscall program
- * the call is the walk's creation.
- *
- * Context: an RCU read section, in a syscall program.
- *
- * Return: 0.
- */
-__bpf_kfunc int bpf_iter_netns_new(struct bpf_iter_netns *it)
-{
-	struct bpf_iter_netns_kern *kit = (void *)it;
-
-	BUILD_BUG_ON(sizeof(*kit) > sizeof(*it));
-	BUILD_BUG_ON(__alignof__(*kit) != __alignof__(*it));
-
-	kit->pos = NULL;
-	bpf_netns_scope_init(&kit->scope);
-	return 0;
-}
-
-/**
- * bpf_iter_netns_next() - the next visible network namespace
- * @it: iterator state
- *
- * Return: an RCU-protected namespace, or NULL at the end of the walk.
- */
-__bpf_kfunc struct net *bpf_iter_netns_next(struct bpf_iter_netns *it)
-{
-	struct bpf_iter_netns_kern *kit = (void *)it;
-	struct ns_common *ns;
-
-	if (kit->pos)
-		ns = ns_tree_adjoined_rcu(kit->pos, false);
-	else
-		ns = list_first_or_null_rcu(&net_ns_tree.ns_list_head,
-					    struct ns_common,
-					    ns_tree_node.ns_list_entry);
-	kit->pos = netns_iter_scan(ns, &kit->scope, false);
-	return kit->pos;
-}
-
-/**
- * bpf_iter_netns_destroy() - end a walk
- * @it: iterator state
- */
-__bpf_kfunc void bpf_iter_netns_destroy(struct bpf_iter_netns *it)
-{
-}
-
-__bpf_kfunc_end_defs();
-
-BTF_KFUNCS_START(netns_iter_kfunc_ids)
-BTF_ID_FLAGS(func, bpf_iter_netns_new, KF_ITER_NEW | KF_RCU_PROTECTED)
-BTF_ID_FLAGS(func, bpf_iter_netns_next, KF_ITER_NEXT | KF_RET_NULL)
-BTF_ID_FLAGS(func, bpf_iter_netns_destroy, KF_ITER_DESTROY)
-BTF_KFUNCS_END(netns_iter_kfunc_ids)
-
-static const struct btf_kfunc_id_set netns_iter_kfunc_set = {
-	.owner	= THIS_MODULE,
-	.set	= &netns_iter_kfunc_ids,
-};
-
 BTF_ID_LIST_SINGLE(netns_iter_btf_ids, struct, net)
 
 static int __init netns_iter_register(void)
 {
-	int err;
-
 	netns_reg_info.ctx_arg_info[0].btf_id = netns_iter_btf_ids[0];
-	err = bpf_iter_reg_target(&netns_reg_info);
-	if (err)
-		return err;
-
-	/*
-	 * Syscall programs only: current, whose credentials bound the walk,
-	 * runs the program when it calls.  A tracing program runs in any
-	 * context, and an iterator program for whichever task reads the
-	 * iterator; it has iter/netns, whose reach is its creator's.
-	 */
-	return register_btf_kfunc_id_set(BPF_PROG_TYPE_SYSCALL,
-					 &netns_iter_kfunc_set);
+	return bpf_iter_reg_target(&netns_reg_info);
 }
 
 late_initcall(netns_iter_register);

@@ -6,8 +6,8 @@
 # namespace (a node agent without hostPID).  The rule is
 # bpf_netns_scope_init()'s: one's own namespace, and all of them for
 # CAP_SYS_ADMIN in the initial user namespace, whatever the PID namespace;
-# by nsfs file also what setns() allows.  The open-coded twin is in the
-# netns_iter selftest.
+# by nsfs file also what setns() allows.  The netns_iter selftest has the
+# same cases (netns_privilege).
 
 load helpers
 

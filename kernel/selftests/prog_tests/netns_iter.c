@@ -231,7 +231,6 @@ static struct bpf_link *attach_sock_iter(struct bpf_program *prog, __u32 fd,
 
 static void test_netns(struct netns_iter *skel)
 {
-	LIBBPF_OPTS(bpf_test_run_opts, topts);
 	struct ns_socks a = {}, b = {};
 	struct bpf_link *link;
 	int n;
@@ -248,44 +247,55 @@ static void test_netns(struct netns_iter *skel)
 	ASSERT_EQ(nr_seen(n, a.cookie, 0), 1, "netns a seen once");
 	ASSERT_EQ(nr_seen(n, b.cookie, 0), 1, "own netns seen once");
 	bpf_link__destroy(link);
-	/* The open-coded walk sees what the iterator saw. */
-	ASSERT_OK(bpf_prog_test_run_opts(bpf_program__fd(skel->progs.count_netns),
-					 &topts), "count_netns");
-	ASSERT_EQ(skel->bss->nr_open_coded, n, "open-coded walk");
 out:
 	ns_socks_fini(&b);
 	ns_socks_fini(&a);
 }
 
+/* How many namespaces an iterator of @link created now lists, or -1. */
+static int nr_netns(struct bpf_link *link)
+{
+	struct iter_out rec;
+	int fd, len, n = 0;
+
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (fd < 0)
+		return -1;
+	while ((len = read(fd, &rec, sizeof(rec))) == sizeof(rec))
+		n++;
+	close(fd);
+	return len ? -1 : n;
+}
+
 /*
- * Who reaches which namespace, bpf_netns_scope_init()'s rule, through the
- * open-coded walk of a syscall program: root reaches every namespace, also
+ * Who reaches which namespace, bpf_netns_scope_init()'s rule, judged when
+ * an iterator of one link is created: root reaches every namespace, also
  * from a child PID namespace (a node agent without hostPID); without
  * CAP_SYS_ADMIN, only its own.
  */
 static void test_netns_privilege(struct netns_iter *skel)
 {
-	LIBBPF_OPTS(bpf_test_run_opts, topts);
-	int prog = bpf_program__fd(skel->progs.count_netns);
+	struct bpf_link *link = NULL;
 	struct ns_socks a = {};
 	int all, status = -1;
 	__u64 old_caps;
 	pid_t pid;
 
-	if (ns_socks_init(&a, NS_A, SOCK_DGRAM) ||
-	    !ASSERT_OK(bpf_prog_test_run_opts(prog, &topts), "run as root"))
+	if (ns_socks_init(&a, NS_A, SOCK_DGRAM))
 		goto out;
-	all = skel->bss->nr_open_coded;
+	link = bpf_program__attach_iter(skel->progs.dump_netns, NULL);
+	if (!ASSERT_OK_PTR(link, "attach_iter"))
+		goto out;
+	all = nr_netns(link);
 	ASSERT_GE(all, 2, "root reaches more than its own");
 
 	if (!ASSERT_OK(cap_disable_effective(1ULL << CAP_SYS_ADMIN, &old_caps),
 		       "drop CAP_SYS_ADMIN"))
 		goto out;
-	ASSERT_OK(bpf_prog_test_run_opts(prog, &topts), "run without CAP_SYS_ADMIN");
-	ASSERT_EQ(skel->bss->nr_open_coded, 1, "its own namespace only");
+	ASSERT_EQ(nr_netns(link), 1, "its own namespace only");
 	cap_enable_effective(old_caps, NULL);
 
-	/* A child in a new PID namespace runs it from a grandchild. */
+	/* A child in a new PID namespace reads it from a grandchild. */
 	pid = fork();
 	if (!ASSERT_GE(pid, 0, "fork"))
 		goto out;
@@ -296,8 +306,7 @@ static void test_netns_privilege(struct netns_iter *skel)
 		if (pid < 0)
 			_exit(3);
 		if (!pid)
-			_exit(bpf_prog_test_run_opts(prog, &topts) ? 4 :
-			      skel->bss->nr_open_coded != all ? 5 : 0);
+			_exit(nr_netns(link) != all ? 5 : 0);
 		_exit(waitpid(pid, &status, 0) == pid && WIFEXITED(status) ?
 		      WEXITSTATUS(status) : 6);
 	}
@@ -305,10 +314,10 @@ static void test_netns_privilege(struct netns_iter *skel)
 	ASSERT_TRUE(WIFEXITED(status), "exited");
 	ASSERT_EQ(WEXITSTATUS(status), 0, "a child PID namespace reaches all");
 out:
+	bpf_link__destroy(link);
 	ns_socks_fini(&a);
 }
 
-/* A link for namespace a, by fd or by cookie, read from namespace b. */
 static void test_sock_netns(struct netns_iter *skel, int type, bool by_cookie)
 {
 	struct bpf_program *prog = type == SOCK_STREAM ? skel->progs.dump_tcp :
@@ -444,6 +453,13 @@ static void test_attach_errors(struct netns_iter *skel)
 	ASSERT_EQ(try_attach(bpf_program__fd(skel->progs.dump_udp), 0, 0,
 			     BPF_SOCK_ITER_ALL_NETNS | BPF_SOCK_ITER_SKIP_LISTEN),
 		  -EINVAL, "skip listen with udp");
+	/* iter/netns takes no parameter, and refuses one. */
+	prog_fd = bpf_program__fd(skel->progs.dump_netns);
+	ASSERT_EQ(try_attach(prog_fd, 0, a.cookie, 0), -EINVAL,
+		  "netns target and a cookie");
+	ASSERT_EQ(try_attach(prog_fd, 0, 0, BPF_SOCK_ITER_ALL_NETNS), -EINVAL,
+		  "netns target and a flag");
+	ASSERT_OK(try_attach(prog_fd, 0, 0, 0), "netns target, zeroed");
 out:
 	if (uts_fd >= 0)
 		close(uts_fd);

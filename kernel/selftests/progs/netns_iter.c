@@ -83,22 +83,6 @@ int dump_netns(struct bpf_iter__netns *ctx)
 	return 0;
 }
 
-/* The open-coded twin, from a syscall program: the namespaces it counts. */
-int nr_open_coded;
-
-SEC("syscall")
-int count_netns(void *ctx)
-{
-	struct net *net;
-
-	nr_open_coded = 0;
-	bpf_rcu_read_lock();
-	bpf_for_each(netns, net)
-		nr_open_coded++;
-	bpf_rcu_read_unlock();
-	return 0;
-}
-
 SEC("iter/tcp")
 int dump_tcp(struct bpf_iter__tcp *ctx)
 {

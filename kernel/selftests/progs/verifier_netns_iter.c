@@ -14,7 +14,6 @@
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
-#include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "bpf_misc.h"
 
@@ -366,41 +365,6 @@ int walk_from_task_iter(struct bpf_iter__task *ctx)
 		return 0;
 	bpf_iter_netns_sock_new(&it, task->nsproxy->net_ns, IPPROTO_TCP, 0);
 	bpf_iter_netns_sock_destroy(&it);
-	return 0;
-}
-
-/*
- * The netns iterator is for process context: a tracepoint program, which
- * may run anywhere (in hardirq, under an LSM's lock), may not walk.
- */
-SEC("?tp_btf/tcp_destroy_sock")
-__failure __msg("calling kernel function bpf_iter_netns_new is not allowed")
-int BPF_PROG(netns_walk_from_tracepoint, struct sock *sk)
-{
-	struct bpf_iter_netns it;
-	struct net *net;
-
-	bpf_iter_netns_new(&it);
-	while ((net = bpf_iter_netns_next(&it)))
-		sink += net->net_cookie;
-	bpf_iter_netns_destroy(&it);
-	return 0;
-}
-
-/* A syscall program runs from BPF_PROG_RUN, in process context: it may. */
-SEC("?syscall")
-__success
-int netns_walk_from_syscall(void *ctx)
-{
-	struct bpf_iter_netns it;
-	struct net *net;
-
-	bpf_rcu_read_lock();
-	bpf_iter_netns_new(&it);
-	while ((net = bpf_iter_netns_next(&it)))
-		sink += net->net_cookie;
-	bpf_iter_netns_destroy(&it);
-	bpf_rcu_read_unlock();
 	return 0;
 }
 
