@@ -246,8 +246,13 @@ ns_dump() {
 @test "bpftool: iter pin takes a netns, link show prints it" {
 	local cookie
 	cookie=$(netns_cookie nsk-6)
-	rm -f "$PIN-pin-fd" "$PIN-pin-cookie" "$PIN-pin-all" "$PIN-pin-conn"
+	rm -f "$PIN-pin-fd" "$PIN-pin-fd0" "$PIN-pin-cookie" "$PIN-pin-all" "$PIN-pin-conn"
 	run "$BPFTOOL" iter pin "$OBJ/reap.bpf.o" "$PIN-pin-fd" netns /run/netns/nsk-6
+	assert_success
+	# With stdin closed the namespace opens as fd 0, which names none
+	# ("run CMD <&-" would not do: run gives CMD a pipe as stdin).
+	run bash -c '"$@" <&-' - "$BPFTOOL" iter pin "$OBJ/reap.bpf.o" "$PIN-pin-fd0" \
+		netns /run/netns/nsk-6
 	assert_success
 	run "$BPFTOOL" iter pin "$OBJ/reap.bpf.o" "$PIN-pin-cookie" netns cookie "$cookie"
 	assert_success
@@ -256,10 +261,10 @@ ns_dump() {
 	run "$BPFTOOL" iter pin "$OBJ/reap.bpf.o" "$PIN-pin-conn" netns all skip_listen
 	assert_success
 	run "$BPFTOOL" -j link show
-	rm -f "$PIN-pin-fd" "$PIN-pin-cookie" "$PIN-pin-all" "$PIN-pin-conn"
+	rm -f "$PIN-pin-fd" "$PIN-pin-fd0" "$PIN-pin-cookie" "$PIN-pin-all" "$PIN-pin-conn"
 	[ "$(jq '[.[] | select(.target_name == "tcp" and .netns == "all" and .skip_listen == true)] | length' <<< "$output")" -eq 1 ] ||
 		fail "link show -j: $output"
-	[ "$(jq "[.[] | select(.target_name == \"tcp\" and .netns_cookie == $cookie)] | length" <<< "$output")" -eq 2 ] ||
+	[ "$(jq "[.[] | select(.target_name == \"tcp\" and .netns_cookie == $cookie)] | length" <<< "$output")" -eq 3 ] ||
 		fail "link show -j: $output"
 	[ "$(jq '[.[] | select(.target_name == "tcp" and .netns == "all")] | length' <<< "$output")" -eq 2 ] ||
 		fail "link show -j: $output"
