@@ -67,7 +67,10 @@ while read -r msg parts; do
 		fi
 	done
 	t=$("${git[@]}" write-tree)
-	parent=$({ cat "$sdir/$msg"; printf '\nSigned-off-by: %s <%s>\n' "$name" "$email"; } |
+	# The Signed-off-by joins a message's closing tags (Fixes:), if any.
+	parent=$({ cat "$sdir/$msg"
+		   tail -n 1 "$sdir/$msg" | grep -qE '^[A-Z][A-Za-z-]*: ' || echo
+		   printf 'Signed-off-by: %s <%s>\n' "$name" "$email"; } |
 		"${git[@]}" commit-tree "$t" -p "$parent")
 done < "$sdir/series"
 
