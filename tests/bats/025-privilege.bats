@@ -6,8 +6,9 @@
 # namespace (a node agent without hostPID).  The rule is
 # bpf_netns_scope_init()'s: one's own namespace, and all of them for
 # CAP_SYS_ADMIN in the initial user namespace, whatever the PID namespace;
-# by nsfs file also what setns() allows.  The netns_iter selftest has the
-# same cases (netns_privilege).
+# by nsfs file also what setns() allows.  The netns_iter selftest
+# (netns_privilege) has host root, CAP_SYS_ADMIN dropped and root in a child
+# PID namespace.
 
 load helpers
 
