@@ -178,37 +178,22 @@ __bpf_kfunc int bpf_iter_netns_sock_err(struct bpf_iter_netns_sock *it__iter)
  * bpf_iter_netns_sock_abort() - destroy the socket the walk is at
  * @it__iter: an active iterator
  *
- * bpf_sock_destroy() on the socket the last bpf_iter_netns_sock_next()
- * returned, under the lock of a full socket, which it takes itself: TCP and
- * UDP only, and the owner sees ECONNABORTED, as with sock_diag's
- * SOCK_DESTROY.  Checks under that lock that the socket is still hashed.
+ * bpf_sock_destroy_unlocked() on the socket the last
+ * bpf_iter_netns_sock_next() returned: TCP and UDP only, and the owner
+ * sees ECONNABORTED, as with sock_diag's SOCK_DESTROY.
  *
  * Context: a sleepable program with no socket lock held; sleeps.
  *
  * Return: 0; -ENOENT if the walk is at no socket, or its socket was
- * unhashed meanwhile (closed by its owner, or a TCP socket already
- * aborted; a UDP socket bound to a port stays hashed, and is aborted
- * again); else what bpf_sock_destroy() returns.
+ * unhashed meanwhile; else what bpf_sock_destroy_unlocked() returns.
  */
 __bpf_kfunc int bpf_iter_netns_sock_abort(struct bpf_iter_netns_sock *it__iter)
 {
 	struct bpf_iter_netns_sock_kern *kit = (void *)it__iter;
-	struct sock *sk = kit->sk;
-	bool fullsock;
-	int err;
 
-	if (!sk)
+	if (!kit->sk)
 		return -ENOENT;
-	fullsock = sk_fullsock(sk);
-	if (fullsock)
-		lock_sock(sk);
-	if (sk_unhashed(sk))
-		err = -ENOENT;
-	else
-		err = bpf_sock_destroy((struct sock_common *)sk);
-	if (fullsock)
-		release_sock(sk);
-	return err;
+	return bpf_sock_destroy_unlocked(kit->sk);
 }
 
 __bpf_kfunc_end_defs();

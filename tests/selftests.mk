@@ -40,7 +40,7 @@
 #   mitigations, and CPU_MITIGATIONS is off.
 ST_UPSTREAM := verifier iters
 
-SELFTESTS ?= netns_iter sock_iter_batch sock_destroy bpf_iter $(ST_UPSTREAM)
+SELFTESTS ?= netns_iter sock_lookup_netns sock_iter_batch sock_destroy bpf_iter $(ST_UPSTREAM)
 
 # Newer than the project's clang-16, whose assembler rejects the inline asm
 # of 11 of those programs ("invalid operand for instruction").

@@ -1,8 +1,8 @@
 #!/usr/bin/env bats
 # The kernel's own BPF selftests, test_progs from tools/testing/selftests/bpf,
-# built by tests/selftests.mk with just these tests: the new netns_iter and
-# verifier_netns_iter tests and the upstream socket iterator tests the series
-# must not break.
+# built by tests/selftests.mk with just these tests: the new netns_iter,
+# sock_lookup_netns and their verifier tests, and the upstream socket
+# iterator tests the series must not break.
 
 load helpers
 
@@ -53,6 +53,25 @@ assert_summary() {
 	for t in $(sed -n -E 's/^(__naked )?int (BPF_PROG\()?([a-z0-9_]+)[(,].*/\3/p' \
 		   "$NETNS_ITER_TOP/kernel/selftests/progs/verifier_netns_iter.c"); do
 		assert_line --regexp "^#[0-9]+/[0-9]+ +verifier_netns_iter/$t:OK\$"
+	done
+}
+
+@test "selftest sock_lookup_netns: lookup by tuple and sleepable destroy from syscall programs" {
+	local t
+	run test_progs sock_lookup_netns
+	assert_summary 1
+	for t in tcp4 tcp6 udp4 udp6 unconnected_udp privilege async_callback; do
+		assert_line --regexp "^#[0-9]+/[0-9]+ +sock_lookup_netns/$t:OK\$"
+	done
+}
+
+@test "selftest verifier_sock_lookup_netns: what the verifier refuses and accepts" {
+	local t
+	run test_progs verifier_sock_lookup_netns
+	assert_summary 1
+	for t in $(sed -n -E 's/^int ([a-z0-9_]+)\((void \*ctx|struct __sk_buff \*skb)\)$/\1/p' \
+		   "$NETNS_ITER_TOP/kernel/selftests/progs/verifier_sock_lookup_netns.c"); do
+		assert_line --regexp "^#[0-9]+/[0-9]+ +verifier_sock_lookup_netns/$t:OK\$"
 	done
 }
 
