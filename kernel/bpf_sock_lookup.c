@@ -13,8 +13,9 @@
  * (bpf_netns_scope_init()); the destroy, as sock_diag's SOCK_DESTROY,
  * also needs CAP_NET_ADMIN over the socket's namespace.  BPF_PROG_RUN
  * gives the program a run context; its async callbacks run without one,
- * in another task (bpf_wq, bpf_task_work), and these kfuncs refuse them.
- * bpf_timer callbacks cannot sleep, so cannot call them at all.
+ * in another task (bpf_wq, bpf_task_work), and the lookup and the
+ * destroy refuse them.  bpf_timer callbacks cannot sleep, so cannot call
+ * those two at all.
  *
  * Locking: the lookup takes RCU for the namespace tree and the socket
  * hash tables; the destroy takes the lock of a full socket.  Nothing is
@@ -46,9 +47,11 @@ static bool udp_sock_has_tuple(const struct sock *sk,
 	if (v4)
 		return sk->sk_daddr == t->ipv4.saddr &&
 		       sk->sk_dport == t->ipv4.sport &&
-		       sk->sk_rcv_saddr == t->ipv4.daddr;
+		       sk->sk_rcv_saddr == t->ipv4.daddr &&
+		       sk->sk_num == ntohs(t->ipv4.dport);
 #if IS_ENABLED(CONFIG_IPV6)
 	return sk->sk_family == AF_INET6 && sk->sk_dport == t->ipv6.sport &&
+	       sk->sk_num == ntohs(t->ipv6.dport) &&
 	       ipv6_addr_equal(&sk->sk_v6_daddr,
 			       (const struct in6_addr *)t->ipv6.saddr) &&
 	       ipv6_addr_equal(&sk->sk_v6_rcv_saddr,
@@ -152,6 +155,11 @@ bpf_sock_lookup_netns(u64 netns_cookie, struct bpf_sock_tuple *tuple,
 /**
  * bpf_sock_release() - release what bpf_sock_lookup_netns() returned
  * @sock: the socket
+ *
+ * Drops the namespace reference the lookup took with the socket's: the
+ * verifier pairs a release with its acquire by reference only, so no
+ * other kfunc that returns a struct sock_common to syscall programs may
+ * be KF_ACQUIRE without taking the same two references.
  */
 __bpf_kfunc void bpf_sock_release(struct sock_common *sock)
 {
@@ -168,7 +176,10 @@ __bpf_kfunc void bpf_sock_release(struct sock_common *sock)
  *
  * bpf_sock_destroy_unlocked(): the owner sees ECONNABORTED, as with
  * sock_diag's SOCK_DESTROY; a request socket is dropped, a TIME_WAIT one
- * descheduled.
+ * descheduled.  As with SOCK_DESTROY, which also looks the socket up
+ * first, the socket is destroyed as it is once locked: one its owner
+ * disconnected and connected elsewhere, or made a listener, since the
+ * lookup is destroyed all the same.
  *
  * Context: the program's own run, no socket lock held; sleeps.
  *

@@ -60,7 +60,7 @@ assert_summary() {
 	local t
 	run test_progs sock_lookup_netns
 	assert_summary 1
-	for t in tcp4 tcp6 udp4 udp6 unconnected_udp privilege async_callback; do
+	for t in tcp4 tcp6 udp4 udp6 unconnected_udp tcp_time_wait privilege async_callback; do
 		assert_line --regexp "^#[0-9]+/[0-9]+ +sock_lookup_netns/$t:OK\$"
 	done
 }

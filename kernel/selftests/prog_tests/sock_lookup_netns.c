@@ -191,6 +191,45 @@ static void test_unconnected_udp(struct sock_lookup_netns *skel)
 }
 
 /*
+ * A TIME_WAIT socket, which has no lock and does not pin its namespace,
+ * is found by the tuple its connection had, and destroyed: descheduled.
+ */
+static void test_time_wait(struct sock_lookup_netns *skel)
+{
+	int srv = -1, cli = -1, acc, i;
+	struct netns_obj *ns;
+	__u64 cli_cookie;
+
+	ns = ns_pair(skel, SOCK_STREAM, &srv, &cli);
+	if (!ns)
+		return;
+	acc = accept(srv, NULL, NULL);
+	if (!ASSERT_OK_FD(acc, "accept"))
+		goto out;
+	cli_cookie = cookie(cli);
+	set_tuple(skel, cli, IPPROTO_TCP);
+	/* The client closes first, so it is the side left in TIME_WAIT. */
+	close(cli);
+	cli = -1;
+	close(acc);
+	for (i = 0; i < 1000; i++) {
+		if (run_lookup(skel, -1, IPPROTO_TCP, false) == cli_cookie &&
+		    skel->bss->found_state == BPF_TCP_TIME_WAIT)
+			break;
+		usleep(1000);
+	}
+	if (!ASSERT_EQ(skel->bss->found_state, BPF_TCP_TIME_WAIT, "TIME_WAIT found"))
+		goto out;
+	ASSERT_EQ(run_lookup(skel, -1, IPPROTO_TCP, true), cli_cookie, "destroy");
+	ASSERT_OK(skel->bss->destroy_err, "destroyed");
+	ASSERT_EQ(run_lookup(skel, -1, IPPROTO_TCP, false), 0, "descheduled");
+out:
+	close(cli);
+	close(srv);
+	netns_free(ns);
+}
+
+/*
  * bpf_netns_scope_init()'s rule, judged for the task that runs the
  * program: without CAP_SYS_ADMIN it reaches its own namespace only; and
  * without CAP_NET_ADMIN over the socket's namespace it destroys nothing.
@@ -261,7 +300,7 @@ static void test_async_callback(struct sock_lookup_netns *skel)
 	if (!ASSERT_OK(bpf_prog_test_run_opts(bpf_program__fd(skel->progs.lookup_from_wq),
 					      NULL), "test_run wq"))
 		goto out;
-	for (i = 0; i < 1000 && !READ_ONCE(skel->bss->wq_found); i++)
+	for (i = 0; i < 10000 && !READ_ONCE(skel->bss->wq_found); i++)
 		usleep(1000);
 	ASSERT_EQ(skel->bss->wq_found, 1, "nothing found by the callback");
 out:
@@ -287,6 +326,8 @@ void test_sock_lookup_netns(void)
 		test_lookup_destroy(skel, AF_INET6, SOCK_DGRAM);
 	if (test__start_subtest("unconnected_udp"))
 		test_unconnected_udp(skel);
+	if (test__start_subtest("tcp_time_wait"))
+		test_time_wait(skel);
 	if (test__start_subtest("privilege"))
 		test_privilege(skel);
 	if (test__start_subtest("async_callback"))
