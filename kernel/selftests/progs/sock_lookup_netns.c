@@ -56,6 +56,7 @@ int lookup_destroy(void *ctx)
 	struct sock_common *sk = lookup();
 
 	found_cookie = 0;
+	found_state = 0;
 	destroy_err = 0;
 	if (!sk)
 		return 0;
