@@ -17,10 +17,9 @@
  * destroy refuse them.  bpf_timer callbacks cannot sleep, so cannot call
  * those two at all.
  *
- * Locking: the lookup takes RCU for the namespace tree
- * (bpf_netns_get_by_cookie()), then for the socket hash tables; the
- * destroy takes the lock of a full socket.  Nothing is held between
- * calls but the references on the socket and its namespace.
+ * Locking: the lookup takes RCU for the namespace tree and the socket
+ * hash tables; the destroy takes the lock of a full socket.  Nothing is
+ * held between calls but the references on the socket and its namespace.
  *
  * Limits: the tuple names no device, so a socket bound to one is not
  * found; a UDP socket only when connected to exactly that tuple; an
@@ -31,12 +30,12 @@
 #include <linux/btf_ids.h>
 #include <linux/capability.h>
 #include <linux/filter.h>
+#include <linux/nstree.h>
 #include <linux/sock_diag.h>
 #include <net/inet6_hashtables.h>
 #include <net/inet_hashtables.h>
 #include <net/ipv6.h>
 #include <net/net_namespace.h>
-#include <net/sock_iter_netns_arg.h>
 #include <net/udp.h>
 
 /* Whether UDP socket @sk is connected to exactly @t. */
@@ -128,7 +127,9 @@ bpf_sock_lookup_netns(u64 netns_cookie, struct bpf_sock_tuple *tuple,
 		      u32 tuple__sz, int protocol, u64 flags)
 {
 	bool v4 = tuple__sz == sizeof(tuple->ipv4);
-	struct sock *sk;
+	struct bpf_netns_scope scope;
+	struct sock *sk = NULL;
+	struct ns_common *ns;
 	struct net *net;
 
 	if (flags || !has_current_bpf_ctx() ||
@@ -136,17 +137,18 @@ bpf_sock_lookup_netns(u64 netns_cookie, struct bpf_sock_tuple *tuple,
 	    (protocol != IPPROTO_TCP && protocol != IPPROTO_UDP))
 		return NULL;
 
-	net = bpf_netns_get_by_cookie(netns_cookie);
-	if (!net)
-		return NULL;
+	bpf_netns_scope_init(&scope);
 	rcu_read_lock();
-	sk = sock_lookup_tuple(net, tuple, v4, protocol);
-	rcu_read_unlock();
-	if (!sk) {
-		put_net(net);
-		return NULL;
+	ns = ns_tree_lookup_rcu(netns_cookie, CLONE_NEWNET);
+	net = ns ? to_net_ns(ns) : NULL;
+	if (net && bpf_netns_scope_has(&scope, net) && maybe_get_net(net)) {
+		sk = sock_lookup_tuple(net, tuple, v4, protocol);
+		if (sk)
+			sock_gen_cookie(sk);
+		else
+			put_net(net);
 	}
-	sock_gen_cookie(sk);
+	rcu_read_unlock();
 	return (struct sock_common *)sk;
 }
 

@@ -31,29 +31,6 @@ static bool bpf_sock_iter_may_walk(struct net *net)
 		ns_capable(current_user_ns(), CAP_SYS_ADMIN));
 }
 
-/**
- * bpf_netns_get_by_cookie() - a namespace in the current task's reach
- * @cookie: the namespace's cookie
- *
- * Return: the namespace, referenced, or NULL alike for one that does not
- * exist, is dying or is out of the reach bpf_netns_scope_init() gives,
- * so that a caller cannot probe others' namespaces.
- */
-struct net *bpf_netns_get_by_cookie(u64 cookie)
-{
-	struct bpf_netns_scope scope;
-	struct ns_common *ns;
-	struct net *net = NULL;
-
-	bpf_netns_scope_init(&scope);
-	rcu_read_lock();
-	ns = ns_tree_lookup_rcu(cookie, CLONE_NEWNET);
-	if (ns && bpf_netns_scope_has(&scope, to_net_ns(ns)))
-		net = maybe_get_net(to_net_ns(ns));
-	rcu_read_unlock();
-	return net;
-}
-
 /*
  * The namespace a link names, referenced.  By cookie, only one in the
  * caller's scope, and -ENOENT alike for one that does not exist and one
@@ -62,6 +39,8 @@ struct net *bpf_netns_get_by_cookie(u64 cookie)
  */
 static struct net *bpf_sock_iter_get_net(u32 fd, u64 cookie)
 {
+	struct bpf_netns_scope scope;
+	struct ns_common *ns;
 	struct net *net;
 
 	if (fd) {
@@ -71,7 +50,17 @@ static struct net *bpf_sock_iter_get_net(u32 fd, u64 cookie)
 		put_net(net);
 		return ERR_PTR(-EPERM);
 	}
-	return bpf_netns_get_by_cookie(cookie) ?: ERR_PTR(-ENOENT);
+
+	bpf_netns_scope_init(&scope);
+
+	rcu_read_lock();
+	ns = ns_tree_lookup_rcu(cookie, CLONE_NEWNET);
+	net = ns ? to_net_ns(ns) : NULL;
+	if (net && !bpf_netns_scope_has(&scope, net))
+		net = NULL;
+	net = net ? maybe_get_net(net) : NULL;
+	rcu_read_unlock();
+	return net ?: ERR_PTR(-ENOENT);
 }
 
 int bpf_sock_iter_attach_target(struct bpf_prog *prog,

@@ -12,7 +12,6 @@
 #include <net/net_namespace.h>
 
 #ifdef CONFIG_NET_NS
-struct net *bpf_netns_get_by_cookie(u64 cookie);
 int bpf_sock_iter_attach_target(struct bpf_prog *prog,
 				union bpf_iter_link_info *linfo,
 				struct bpf_iter_aux_info *aux);
