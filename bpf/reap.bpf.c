@@ -29,6 +29,7 @@
 #include <bpf/bpf_endian.h>
 #include <bpf/bpf_tracing.h>
 #include "reap.h"
+#include "index.h"
 
 #define AF_INET		2
 #define AF_INET6	10
@@ -87,6 +88,12 @@ bpf_iter_netns_sock_next(struct bpf_iter_netns_sock *it) __ksym __weak;
 extern void bpf_iter_netns_sock_destroy(struct bpf_iter_netns_sock *it) __ksym __weak;
 extern int bpf_iter_netns_sock_abort(struct bpf_iter_netns_sock *it__iter) __ksym __weak;
 extern int bpf_iter_netns_sock_err(struct bpf_iter_netns_sock *it__iter) __ksym __weak;
+/* The targeted design's kfuncs, for reap_index. */
+extern struct sock_common *
+bpf_sock_lookup_netns(__u64 netns_cookie, struct bpf_sock_tuple *tuple,
+		      __u32 tuple__sz, int protocol, __u64 flags) __ksym __weak;
+extern void bpf_sock_release(struct sock_common *sock) __ksym __weak;
+extern int bpf_sock_destroy_sleepable(struct sock_common *sock) __ksym __weak;
 
 /*
  * "connected": what ss calls connected, less TIME_WAIT, which has no
@@ -159,10 +166,11 @@ static __always_inline void addr_of(__u8 out[16], __u16 family, __be32 v4,
 /*
  * The whole decision for one socket, shared by every mode.  @it is the
  * chained walk's iterator, whose abort takes @skc's lock itself, or NULL in
- * iter/tcp and iter/udp, which hold it locked.
+ * iter/tcp and iter/udp, which hold it locked; @ref is set in reap_index,
+ * whose socket is referenced, unlocked and has its cookie.
  */
 static __always_inline int reap_one(struct sock_common *skc, __u8 proto,
-				    struct bpf_iter_netns_sock *it)
+				    struct bpf_iter_netns_sock *it, bool ref)
 {
 	struct reap_rec rec = {}, *slot;
 	__u64 netns = skc->skc_net.net->net_cookie;
@@ -181,8 +189,8 @@ static __always_inline int reap_one(struct sock_common *skc, __u8 proto,
 	rec.sport = skc->skc_num;
 	rec.dport = bpf_ntohs(skc->skc_dport);
 	/* The chained walk's socket is untrusted and has its cookie. */
-	rec.sock_cookie = it ? skc->skc_cookie.counter :
-			       bpf_get_socket_cookie(skc);
+	rec.sock_cookie = it || ref ? skc->skc_cookie.counter :
+				      bpf_get_socket_cookie(skc);
 	rec.netns_cookie = netns;
 	rec.proto = proto;
 	rec.state = state;
@@ -218,7 +226,8 @@ static __always_inline int reap_one(struct sock_common *skc, __u8 proto,
 	counts.stored++;
 	if (cfg_kill) {
 		slot->err = it ? bpf_iter_netns_sock_abort(it) :
-				 bpf_sock_destroy(skc);
+			    ref ? bpf_sock_destroy_sleepable(skc) :
+				  bpf_sock_destroy(skc);
 		slot->action = slot->err ? REAP_ACT_FAILED : REAP_ACT_DESTROYED;
 		if (slot->err)
 			counts.failed++;
@@ -233,7 +242,7 @@ int reap_tcp(struct bpf_iter__tcp *ctx)
 {
 	struct sock_common *skc = ctx->sk_common;
 
-	return skc ? reap_one(skc, IPPROTO_TCP, NULL) : 0;
+	return skc ? reap_one(skc, IPPROTO_TCP, NULL, false) : 0;
 }
 
 SEC("iter/udp")
@@ -242,7 +251,7 @@ int reap_udp(struct bpf_iter__udp *ctx)
 	struct udp_sock *udp = ctx->udp_sk;
 
 	return udp ? reap_one(&udp->inet.sk.__sk_common, IPPROTO_UDP,
-			      NULL) : 0;
+			      NULL, false) : 0;
 }
 
 /*
@@ -264,7 +273,7 @@ static __always_inline void reap_netns(struct net *net, int proto)
 	err = bpf_iter_netns_sock_new(&it, net, proto, flags);
 	if (!err) {
 		while ((skc = bpf_iter_netns_sock_next(&it)))
-			reap_one(skc, proto, &it);
+			reap_one(skc, proto, &it, false);
 		/* NULL also ends a walk that could not batch a bucket. */
 		err = bpf_iter_netns_sock_err(&it);
 	}
@@ -297,5 +306,82 @@ int reap_chained(struct bpf_iter__netns *ctx)
 	t = bpf_ktime_get_ns() - t0;
 	if (t > counts.longest_ns)
 		counts.longest_ns = t;
+	return 0;
+}
+
+/*
+ * The index mode: no walk.  For each dst word (an exact address), the
+ * entries the index holds for that remote address are looked up one by
+ * one in their namespace by tuple, and those still there with the cookie
+ * recorded go through reap_one.  An entry whose lookup finds no socket,
+ * or a socket with another cookie (its tuple reused), is stale: it is
+ * pruned and nothing is destroyed.  seen counts the sockets found.
+ */
+static __always_inline void reap_entry(const struct idx_addr *raddr,
+				       __u32 slot)
+{
+	struct idx_slot_key key = { .addr = *raddr, .slot = slot };
+	struct bpf_sock_tuple t = {};
+	struct sock_common *skc;
+	struct idx_entry e, *ep;
+	static const __u8 mapped[12] = { [10] = 0xff, [11] = 0xff };
+	__u32 sz;
+
+	ep = bpf_map_lookup_elem(&idx_slots, &key);
+	if (!ep)
+		return;
+	e = *ep;
+	if (!(cfg_protos & (e.proto == IPPROTO_TCP ? 1 : 2)))
+		return;
+	counts.index_entries++;
+	if (!__builtin_memcmp(e.laddr, mapped, 12) &&
+	    !__builtin_memcmp(raddr->addr, mapped, 12)) {
+		__builtin_memcpy(&t.ipv4.saddr, raddr->addr + 12, 4);
+		__builtin_memcpy(&t.ipv4.daddr, e.laddr + 12, 4);
+		t.ipv4.sport = bpf_htons(e.rport);
+		t.ipv4.dport = bpf_htons(e.lport);
+		sz = sizeof(t.ipv4);
+	} else {
+		__builtin_memcpy(t.ipv6.saddr, raddr->addr, 16);
+		__builtin_memcpy(t.ipv6.daddr, e.laddr, 16);
+		t.ipv6.sport = bpf_htons(e.rport);
+		t.ipv6.dport = bpf_htons(e.lport);
+		sz = sizeof(t.ipv6);
+	}
+	skc = bpf_sock_lookup_netns(e.netns, &t, sz, e.proto, 0);
+	if (skc && skc->skc_cookie.counter == e.cookie) {
+		reap_one(skc, e.proto, NULL, true);
+		bpf_sock_release(skc);
+		return;
+	}
+	if (skc)
+		bpf_sock_release(skc);
+	counts.index_pruned++;
+	idx_remove(e.cookie, &slot);
+}
+
+SEC("syscall")
+int reap_index(void *ctx)
+{
+	struct reap_addr_filter *f;
+	struct idx_addr raddr;
+	__u64 *w;
+	__u32 i, next;
+	int s;
+
+	bpf_for(i, 0, cfg_n_dst < REAP_MAX_DST ? cfg_n_dst : REAP_MAX_DST) {
+		__u32 key = i;
+
+		f = bpf_map_lookup_elem(&dsts, &key);
+		if (!f)
+			break;
+		__builtin_memcpy(raddr.addr, f->addr, 16);
+		w = bpf_map_lookup_elem(&idx_addrs, &raddr);
+		if (!w)
+			continue;
+		next = (__u32)*w;
+		bpf_for(s, 0, next)
+			reap_entry(&raddr, s);
+	}
 	return 0;
 }

@@ -56,6 +56,8 @@ struct reap_counts {
 	__s64	walk_err;	/* chained: the error that cut the last one */
 	__u64	dump_lost;	/* cfg_dump: records the ring buffer refused */
 	__u64	longest_ns;	/* chained: the longest run of the program */
+	__u64	index_entries;	/* index: entries of the dst addresses read */
+	__u64	index_pruned;	/* index: stale entries dropped */
 };
 
 #endif /* REAP_H */
