@@ -168,8 +168,9 @@ $(OBJ)/%.skel.h: $(OBJ)/%.bpf.o
 # netns-reap, one file per verb; walk.c is also linked into netns-bench, so
 # the benchmark reads and attaches iterators with the tool's code.
 REAP_SRCS := $(addprefix $(TOP)/tools/,netns-reap.c sockets.c netns.c probe.c \
-	       walk.c json_writer.c)
-REAP_DEPS := $(wildcard $(TOP)/tools/*.h) $(TOP)/bpf/reap.h $(OBJ)/reap.skel.h $(LIBBPF_A)
+	       index.c walk.c json_writer.c)
+REAP_DEPS := $(wildcard $(TOP)/tools/*.h) $(TOP)/bpf/reap.h $(TOP)/bpf/index.h \
+	     $(OBJ)/reap.skel.h $(OBJ)/index.skel.h $(LIBBPF_A)
 
 $(BIN)/netns-reap: $(REAP_SRCS) $(REAP_DEPS)
 	@mkdir -p $(BIN)

@@ -5,8 +5,8 @@
  *
  * The entry point: the options, each with the verbs it goes with, and the
  * command table.  Options may come before or after the verb, among the
- * filter words.  The verbs live in sockets.c (list, kill), netns.c and
- * probe.c; the walks in walk.c, whose iterator code netns-bench shares.
+ * filter words.  The verbs live in sockets.c (list, kill), netns.c,
+ * probe.c and index.c; the walks in walk.c, whose iterator code netns-bench shares.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -65,8 +65,12 @@ enum {
 	VERB_NETNS	= 1 << 2,
 	VERB_PROBE	= 1 << 3,
 	VERB_HELP	= 1 << 4,
-	VERB_ANY	= VERB_LIST | VERB_KILL | VERB_NETNS | VERB_PROBE | VERB_HELP,
+	VERB_INDEX	= 1 << 5,
+	VERB_ANY	= VERB_LIST | VERB_KILL | VERB_NETNS | VERB_PROBE | VERB_HELP |
+			  VERB_INDEX,
 };
+
+static const char *index_sub;
 
 static int cmd_list(void)
 {
@@ -78,6 +82,11 @@ static int cmd_kill(void)
 	return do_sockets(true);
 }
 
+static int cmd_index(void)
+{
+	return do_index(index_sub);
+}
+
 /*
  * The verbs.  Those that take filter words have them parsed before
  * anything runs; help takes anything and prints the usage.
@@ -87,12 +96,14 @@ static const struct cmd {
 	int (*fn)(void);
 	unsigned int verb;
 	bool takes_args;	/* filter words */
+	bool takes_sub;		/* one word: index start|stop|status */
 } cmds[] = {
-	{ "list",	cmd_list,	VERB_LIST,	true },
-	{ "kill",	cmd_kill,	VERB_KILL,	true },
-	{ "netns",	do_netns,	VERB_NETNS,	false },
-	{ "probe",	do_probe,	VERB_PROBE,	false },
-	{ "help",	NULL,		VERB_HELP,	true },
+	{ "list",	cmd_list,	VERB_LIST,	true,	false },
+	{ "kill",	cmd_kill,	VERB_KILL,	true,	false },
+	{ "netns",	do_netns,	VERB_NETNS,	false,	false },
+	{ "probe",	do_probe,	VERB_PROBE,	false,	false },
+	{ "index",	cmd_index,	VERB_INDEX,	false,	true },
+	{ "help",	NULL,		VERB_HELP,	true,	false },
 };
 
 /* The options, and the verbs each goes with. */
@@ -118,13 +129,15 @@ static void usage(FILE *f)
 	      "       netns-reap [OPTIONS] kill [--dry-run] [FILTER...]\n"
 	      "       netns-reap [OPTIONS] netns\n"
 	      "       netns-reap [OPTIONS] probe\n"
+	      "       netns-reap [OPTIONS] index start | stop | status\n"
 	      "       netns-reap help | --help | --version\n"
 	      "\n"
 	      "Find and destroy sockets to stale backends in every network namespace.\n"
 	      "\n"
 	      "OPTIONS:\n"
 	      "  -j, --json            one JSON document on stdout\n"
-	      "  --mode MODE           auto, chained, global, netns-arg or setns (default auto)\n"
+	      "  --mode MODE           auto, chained, global, netns-arg, setns or index\n"
+	      "                        (default auto)\n"
 	      "  --netns-dir DIR       also take the bind mounts in DIR as namespace names\n"
 	      "  --udp-unconnected     also match unconnected UDP sockets\n"
 	      "  --max-sockets N       room for N matching sockets (default 65536)\n"
@@ -177,7 +190,7 @@ static int parse_option(int c, const char *arg)
 				break;
 		}
 		if (i == ARRAY_SIZE(reap_mode_names)) {
-			p_err("unknown mode '%s': use auto, chained, global, netns-arg or setns",
+			p_err("unknown mode '%s': use auto, chained, global, netns-arg, setns or index",
 			      arg);
 			return -1;
 		}
@@ -280,7 +293,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind >= argc) {
-		p_err("no command given: use list, kill, netns, probe or help");
+		p_err("no command given: use list, kill, netns, probe, index or help");
 		if (!json_wtr)
 			usage(stderr);
 		ret = EXIT_USAGE;
@@ -292,7 +305,7 @@ int main(int argc, char **argv)
 			cmd = &cmds[i];
 	}
 	if (!cmd) {
-		p_err("unknown command '%s': use list, kill, netns, probe or help", verb);
+		p_err("unknown command '%s': use list, kill, netns, probe, index or help", verb);
 		ret = EXIT_USAGE;
 		goto out;
 	}
@@ -300,6 +313,21 @@ int main(int argc, char **argv)
 		usage(stdout);
 		ret = EXIT_OK;
 		goto out;
+	}
+	if (cmd->takes_sub) {
+		if (optind >= argc) {
+			p_err("'%s' needs a command: start, stop or status", verb);
+			ret = EXIT_USAGE;
+			goto out;
+		}
+		index_sub = argv[optind++];
+		if (strcmp(index_sub, "start") && strcmp(index_sub, "stop") &&
+		    strcmp(index_sub, "status")) {
+			p_err("unknown index command '%s': use start, stop or status",
+			      index_sub);
+			ret = EXIT_USAGE;
+			goto out;
+		}
 	}
 	if (!cmd->takes_args && optind < argc) {
 		p_err("'%s' takes no arguments, got '%s'", verb, argv[optind]);

@@ -2,7 +2,8 @@
 /*
  * What the files of netns-reap share: the command line as parsed, the
  * namespaces found, error output and the JSON writer.  One file per verb
- * (sockets.c: list and kill, netns.c: netns, probe.c: probe), the walks in
+ * (sockets.c: list and kill, netns.c: netns, probe.c: probe,
+ * index.c: index), the walks in
  * walk.c, the entry point and the command table in netns-reap.c.
  */
 #ifndef NETNS_REAP_H
@@ -62,16 +63,23 @@ bool have_cap(int cap);
 
 /* probe.c */
 struct features {
-	bool btf, destroy, iter_netns, netns_arg, global, chained;
+	bool btf, destroy, iter_netns, netns_arg, global, chained, targeted;
 	bool cap_bpf;
 };
 void probe_features(struct features *f);
 const char *mode_missing(const struct features *f, enum reap_mode m);
+
+/* index.c */
+struct reap_bpf;
+bool index_running(void);
+bool index_missed(void);
+int index_use_maps(struct reap_bpf *skel, bool use);
 
 /* The verbs: argc/argv are the words after the verb. */
 int parse_filters(int argc, char **argv);
 int do_sockets(bool kill);
 int do_netns(void);
 int do_probe(void);
+int do_index(const char *sub);
 
 #endif

@@ -48,6 +48,7 @@ void probe_features(struct features *f)
 	f->netns_arg = btf_has_member(btf, "bpf_iter_aux_info", BTF_KIND_STRUCT, "sock");
 	f->global = f->netns_arg;
 	f->chained = btf_has(btf, "bpf_iter_netns_sock_new", BTF_KIND_FUNC);
+	f->targeted = btf_has(btf, "bpf_sock_lookup_netns", BTF_KIND_FUNC);
 	f->cap_bpf = have_cap(39 /* CAP_BPF */) || have_cap(21 /* CAP_SYS_ADMIN */);
 	btf__free(btf);
 }
@@ -80,6 +81,14 @@ const char *mode_missing(const struct features *f, enum reap_mode m)
 			return "kernel feature: no iter/netns target (netns-iter patch \"bpf: Add netns iterator\")";
 		return f->chained ? NULL :
 		       "kernel feature: no bpf_iter_netns_sock_* kfuncs (netns-iter open-coded socket iterator patch)";
+	case REAP_MODE_INDEX:
+		if (!f->targeted)
+			return "kernel feature: no bpf_sock_lookup_netns() kfunc (netns-iter patch \"bpf: look up and destroy sockets from syscall programs\")";
+		if (!f->chained)
+			return "kernel feature: no bpf_iter_netns_sock_* kfuncs, which seed the index with the sockets that exist when it starts";
+		if (!have_cap(21))
+			return "missing capability: the index spans every namespace, so it needs CAP_SYS_ADMIN in the initial user namespace";
+		return NULL;
 	default:
 		return NULL;
 	}
@@ -89,7 +98,7 @@ int do_probe(void)
 {
 	static const enum reap_mode modes[] = {
 		REAP_MODE_CHAINED, REAP_MODE_GLOBAL, REAP_MODE_NETNS_ARG,
-		REAP_MODE_SETNS,
+		REAP_MODE_SETNS, REAP_MODE_INDEX,
 	};
 	enum reap_mode auto_mode;
 	struct features f;

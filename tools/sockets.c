@@ -356,6 +356,36 @@ static void print_results(const struct reap_walk *w, enum reap_mode m,
 		print_table(w, m, kill, recs, n, elapsed);
 }
 
+/*
+ * Why the filter cannot go through the index, or NULL: the index finds
+ * sockets by remote address, so every dst word must name one, whole.
+ */
+static const char *index_unfit(void)
+{
+	unsigned int i;
+
+	if (!o.n_dst)
+		return "the index finds sockets by remote address: give one or more 'dst ADDR[:PORT]' words";
+	for (i = 0; i < o.n_dst; i++) {
+		if (o.dst[i].plen != 128)
+			return "the index finds sockets by whole remote address: a dst word with a /PLEN prefix needs a walk (--mode chained)";
+	}
+	return NULL;
+}
+
+/*
+ * auto: the index when it runs and can answer the filter (and missed no
+ * socket for a full map), else the chained walk, else setns.
+ */
+static enum reap_mode auto_mode(const struct features *f)
+{
+	if (!mode_missing(f, REAP_MODE_INDEX) && !index_unfit() &&
+	    index_running() && !index_missed())
+		return REAP_MODE_INDEX;
+	return mode_missing(f, REAP_MODE_CHAINED) ? REAP_MODE_SETNS :
+						    REAP_MODE_CHAINED;
+}
+
 /* The reap programs, loaded for mode @m with the command line's filter. */
 static struct reap_bpf *load(enum reap_mode m, bool kill)
 {
@@ -379,8 +409,15 @@ static struct reap_bpf *load(enum reap_mode m, bool kill)
 	skel->rodata->cfg_protos = o.protos;
 	bpf_map__set_max_entries(skel->maps.recs, o.max_socks);
 	bpf_program__set_autoload(skel->progs.reap_chained, m == REAP_MODE_CHAINED);
-	bpf_program__set_autoload(skel->progs.reap_tcp, m != REAP_MODE_CHAINED);
-	bpf_program__set_autoload(skel->progs.reap_udp, m != REAP_MODE_CHAINED);
+	bpf_program__set_autoload(skel->progs.reap_index, m == REAP_MODE_INDEX);
+	bpf_program__set_autoload(skel->progs.reap_tcp, m != REAP_MODE_CHAINED &&
+				  m != REAP_MODE_INDEX);
+	bpf_program__set_autoload(skel->progs.reap_udp, m != REAP_MODE_CHAINED &&
+				  m != REAP_MODE_INDEX);
+	if (index_use_maps(skel, m == REAP_MODE_INDEX)) {
+		reap_bpf__destroy(skel);
+		return NULL;
+	}
 	err = reap_bpf__load(skel);
 	if (err) {
 		p_err("cannot load the BPF programs: %s%s", strerror(-err),
@@ -412,9 +449,14 @@ int do_sockets(bool kill)
 
 	probe_features(&f);
 	if (m == REAP_MODE_AUTO)
-		m = mode_missing(&f, REAP_MODE_CHAINED) ? REAP_MODE_SETNS :
-							  REAP_MODE_CHAINED;
+		m = auto_mode(&f);
 	why = mode_missing(&f, m);
+	if (!why && m == REAP_MODE_INDEX && index_unfit()) {
+		p_err("mode index cannot run this filter: %s", index_unfit());
+		return EXIT_USAGE;
+	}
+	if (!why && m == REAP_MODE_INDEX && !index_running())
+		why = "the index is not running: start it with 'netns-reap index start'";
 	if (why) {
 		p_err("mode %s cannot run: %s%s", reap_mode_names[m], why,
 		      m != REAP_MODE_SETNS ? "; 'netns-reap probe' lists the modes this kernel has" : "");

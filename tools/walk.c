@@ -7,6 +7,8 @@
  *   chained    one iter.s/netns link whose program walks each namespace's
  *              sockets with bpf_iter_netns_sock_*
  *   global     one whole-host iter/tcp and iter/udp walk
+ *   index      no walk: one run of a SEC("syscall") program that looks up
+ *              the sockets the index (bpf/index.h) holds for each dst
  *
  * A link that names a namespace is read back before it is walked: a kernel
  * older than the netns argument ignores it and would walk the caller's own
@@ -43,7 +45,7 @@
 const char *const reap_mode_names[REAP_NR_MODES] = {
 	[REAP_MODE_AUTO] = "auto", [REAP_MODE_CHAINED] = "chained",
 	[REAP_MODE_GLOBAL] = "global", [REAP_MODE_NETNS_ARG] = "netns-arg",
-	[REAP_MODE_SETNS] = "setns",
+	[REAP_MODE_SETNS] = "setns", [REAP_MODE_INDEX] = "index",
 };
 
 double reap_now(void)
@@ -404,9 +406,27 @@ static int walk_global(struct reap_walk *w)
 	return err;
 }
 
+/* The skeleton was loaded with the index's pinned maps (tools/index.c). */
+static int walk_index(struct reap_walk *w)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+	int err;
+
+	err = bpf_prog_test_run_opts(bpf_program__fd(w->skel->progs.reap_index),
+				     &opts);
+	if (err) {
+		err = -errno;
+		snprintf(w->err, sizeof(w->err),
+			 "cannot run the index lookup program: %s", strerror(-err));
+	}
+	w->netns_walked = 0;
+	return err;
+}
+
 static int (*const walks[REAP_NR_MODES])(struct reap_walk *w) = {
 	[REAP_MODE_SETNS] = walk_setns, [REAP_MODE_NETNS_ARG] = walk_netns_arg,
 	[REAP_MODE_CHAINED] = walk_chained, [REAP_MODE_GLOBAL] = walk_global,
+	[REAP_MODE_INDEX] = walk_index,
 };
 
 /* Run @mode; 0, or -errno with w->err saying what failed. */

@@ -7,7 +7,8 @@
  *
  * A walk loads nothing: the caller opens and loads the reap skeleton with
  * its filter, then runs one mode over a list of namespaces (setns,
- * netns-arg) or over what the kernel holds (chained, global).  Errors come
+ * netns-arg) or over what the kernel holds (chained, global), or looks
+ * the dst addresses up in the socket index (index).  Errors come
  * back as -errno with a sentence in walk.err, for the caller to print.
  */
 #ifndef NETNS_REAP_WALK_H
@@ -24,9 +25,9 @@ struct reap_bpf;
 
 enum reap_mode {
 	REAP_MODE_AUTO, REAP_MODE_CHAINED, REAP_MODE_GLOBAL,
-	REAP_MODE_NETNS_ARG, REAP_MODE_SETNS,
+	REAP_MODE_NETNS_ARG, REAP_MODE_SETNS, REAP_MODE_INDEX,
 };
-#define REAP_NR_MODES (REAP_MODE_SETNS + 1)
+#define REAP_NR_MODES (REAP_MODE_INDEX + 1)
 extern const char *const reap_mode_names[REAP_NR_MODES];
 
 #define REAP_PROTO_TCP	1

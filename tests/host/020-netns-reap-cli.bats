@@ -58,7 +58,7 @@ man_text() {
 	run --separate-stderr "$REAP"
 	assert_equal "$status" 2
 	assert_equal "$output" ""
-	[ "${stderr_lines[0]}" = "Error: no command given: use list, kill, netns, probe or help" ] ||
+	[ "${stderr_lines[0]}" = "Error: no command given: use list, kill, netns, probe, index or help" ] ||
 		fail "first line: ${stderr_lines[0]}"
 	[[ "$stderr" == *"Usage: netns-reap"* ]]
 	bad_cli "no command given" --mode chained
@@ -115,6 +115,10 @@ bad_cli() {
 	bad_cli "'dst' needs a value" list dst
 	bad_cli "takes no arguments" netns extra
 	bad_cli "--dry-run only goes with kill" list --dry-run
+	bad_cli "'index' needs a command: start, stop or status" index
+	bad_cli "unknown index command 'restart'" index restart
+	bad_cli "takes no arguments" index status extra
+	bad_cli "--mode only goes with list and kill" index start --mode index
 }
 
 @test "bad addresses, ports, protocols and states" {

@@ -61,6 +61,16 @@ teardown_file() {
 	assert_output --partial "Error: mode chained cannot run: kernel feature"
 }
 
+@test "the index on a stock kernel: a clear error, exit 1, nothing pinned" {
+	run "$REAP" --mode index list dst 10.0.0.1
+	assert_equal "$status" 1
+	assert_output --partial "Error: mode index cannot run: kernel feature: no bpf_sock_lookup_netns() kfunc"
+	run "$REAP" index start
+	assert_equal "$status" 1
+	assert_output --partial "Error: cannot start the index: kernel feature: no bpf_sock_lookup_netns() kfunc"
+	[ ! -e /sys/fs/bpf/netns-reap ]
+}
+
 @test "setns mode lists the sockets to a backend in every namespace" {
 	run "$REAP" -j list dst 127.0.0.1:8080
 	assert_success

@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The socket index (bpf/index.bpf.c, bpf/index.h) and the index verb:
+ *
+ *   index start    load the index programs, attach them to the host (the
+ *                  root cgroup and a kprobe), seed the index with one
+ *                  chained walk, and pin programs' links and maps in bpffs
+ *                  so that the index outlives the tool
+ *   index stop     unpin them: the kernel detaches the programs and frees
+ *                  the maps when the last reference goes
+ *   index status   whether it runs, its entries and its counters
+ *
+ * start and stop are idempotent.  start pins into a directory of its own
+ * and renames it into place, so the index is either running whole or not
+ * at all; stop also clears what a start killed half-way left behind.
+ * list and kill --mode index reuse the pinned maps (index_use_maps()).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+#include <linux/magic.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "netns-reap.h"
+#include "index.h"
+#include "index.skel.h"
+#include "reap.skel.h"
+
+#define BPFFS		"/sys/fs/bpf"
+#define PIN_DIR		BPFFS "/netns-reap"
+#define PIN_TMP_PREFIX	"netns-reap-starting-"
+
+static const char *const map_pins[] = {
+	"idx_addrs", "idx_slots", "idx_socks", "idx_stats",
+};
+static const char *const link_pins[] = {
+	"link_sockops", "link_cookie4", "link_cookie6", "link_udp",
+	"link_release",
+};
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static bool pinned(const char *dir, const char *name)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return !access(path, F_OK);
+}
+
+bool index_running(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(map_pins); i++) {
+		if (!pinned(PIN_DIR, map_pins[i]))
+			return false;
+	}
+	for (i = 0; i < ARRAY_SIZE(link_pins); i++) {
+		if (!pinned(PIN_DIR, link_pins[i]))
+			return false;
+	}
+	return true;
+}
+
+/* Whether the running index failed to record a socket (a map was full). */
+bool index_missed(void)
+{
+	struct idx_stats st = {};
+	__u32 zero = 0;
+	int fd;
+
+	fd = bpf_obj_get(PIN_DIR "/idx_stats");
+	if (fd < 0)
+		return true;
+	if (bpf_map_lookup_elem(fd, &zero, &st))
+		st.missed = 1;
+	close(fd);
+	return st.missed;
+}
+
+/* Unpin everything in @dir and remove it; 0 if it was not there. */
+static int unpin_dir(const char *dir)
+{
+	char path[512];
+	struct dirent *d;
+	DIR *dh;
+	int err = 0;
+
+	dh = opendir(dir);
+	if (!dh)
+		return errno == ENOENT ? 0 : -errno;
+	while ((d = readdir(dh))) {
+		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		if (unlink(path) && errno != ENOENT)
+			err = -errno;
+	}
+	closedir(dh);
+	if (rmdir(dir) && errno != ENOENT && !err)
+		err = -errno;
+	return err ?: 1;
+}
+
+/* What a start killed between pinning and renaming left in bpffs. */
+static int unpin_leftovers(void)
+{
+	char path[512];
+	struct dirent *d;
+	DIR *dh;
+	int err = 0, r;
+
+	dh = opendir(BPFFS);
+	if (!dh)
+		return -errno;
+	while ((d = readdir(dh))) {
+		if (strncmp(d->d_name, PIN_TMP_PREFIX, strlen(PIN_TMP_PREFIX)))
+			continue;
+		snprintf(path, sizeof(path), BPFFS "/%s", d->d_name);
+		r = unpin_dir(path);
+		if (r < 0)
+			err = r;
+	}
+	closedir(dh);
+	return err;
+}
+
+static const char *bpffs_missing(void)
+{
+	struct statfs st;
+
+	if (statfs(BPFFS, &st) || st.f_type != BPF_FS_MAGIC)
+		return "no bpffs at " BPFFS ": mount it with 'mount -t bpf bpffs " BPFFS "'";
+	return NULL;
+}
+
+/* The root of the cgroup2 hierarchy, from /proc/self/mountinfo. */
+static int cgroup_root(char *buf, size_t len)
+{
+	char line[4096], root[1024], mnt[1024], *sep;
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+	int ret = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		sep = strstr(line, " - ");
+		if (!sep || strncmp(sep, " - cgroup2 ", 11))
+			continue;
+		if (sscanf(line, "%*s %*s %*s %1023s %1023s", root, mnt) != 2 ||
+		    strcmp(root, "/"))
+			continue;
+		snprintf(buf, len, "%s", mnt);
+		ret = 0;
+		break;
+	}
+	fclose(f);
+	return ret;
+}
+
+/*
+ * For list and kill: with @use, the reap skeleton @skel, opened and not
+ * loaded, takes the running index's maps; without, it creates none.
+ */
+int index_use_maps(struct reap_bpf *skel, bool use)
+{
+	struct bpf_map *maps[] = {
+		skel->maps.idx_addrs, skel->maps.idx_slots,
+		skel->maps.idx_socks, skel->maps.idx_stats,
+	};
+	char path[256];
+	unsigned int i;
+	int fd, err;
+
+	for (i = 0; i < ARRAY_SIZE(maps); i++) {
+		if (!use) {
+			bpf_map__set_autocreate(maps[i], false);
+			continue;
+		}
+		snprintf(path, sizeof(path), PIN_DIR "/%s", bpf_map__name(maps[i]));
+		fd = bpf_obj_get(path);
+		if (fd < 0) {
+			err = -errno;
+			p_err("cannot open the index map %s: %s; is the index running? start it with 'netns-reap index start'",
+			      path, strerror(-err));
+			return err;
+		}
+		err = bpf_map__reuse_fd(maps[i], fd);
+		close(fd);
+		if (err) {
+			p_err("the index map %s does not fit this netns-reap: %s; restart the index with 'netns-reap index stop' and 'netns-reap index start'",
+			      path, strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+static int read_stats(struct idx_stats *st, __u64 *entries, __u64 *mem)
+{
+	char path[256], line[256];
+	unsigned int i;
+	__u32 zero = 0;
+	__u64 key, next, *prev = NULL;
+	int fd, err = 0;
+
+	*entries = 0;
+	*mem = 0;
+	for (i = 0; i < ARRAY_SIZE(map_pins); i++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), PIN_DIR "/%s", map_pins[i]);
+		fd = bpf_obj_get(path);
+		if (fd < 0)
+			return -errno;
+		snprintf(line, sizeof(line), "/proc/self/fdinfo/%d", fd);
+		f = fopen(line, "r");
+		while (f && fgets(line, sizeof(line), f)) {
+			unsigned long long v;
+
+			if (sscanf(line, "memlock: %llu", &v) == 1)
+				*mem += v;
+		}
+		if (f)
+			fclose(f);
+		if (!strcmp(map_pins[i], "idx_stats")) {
+			if (bpf_map_lookup_elem(fd, &zero, st))
+				err = -errno;
+		} else if (!strcmp(map_pins[i], "idx_socks")) {
+			while (!bpf_map_get_next_key(fd, prev, &next)) {
+				(*entries)++;
+				key = next;
+				prev = &key;
+			}
+		}
+		close(fd);
+	}
+	return err;
+}
+
+static int index_status(void)
+{
+	struct idx_stats st = {};
+	__u64 entries = 0, mem = 0;
+	bool running = index_running();
+	int err;
+
+	if (running) {
+		err = read_stats(&st, &entries, &mem);
+		if (err) {
+			p_err("cannot read the index in %s: %s", PIN_DIR, strerror(-err));
+			return EXIT_ERROR;
+		}
+	}
+	if (json_wtr) {
+		jsonw_start_object(json_wtr);
+		jsonw_bool_field(json_wtr, "running", running);
+		jsonw_string_field(json_wtr, "pin_dir", PIN_DIR);
+		if (running) {
+			jsonw_uint_field(json_wtr, "entries", entries);
+			jsonw_uint_field(json_wtr, "inserted", st.inserted);
+			jsonw_uint_field(json_wtr, "removed", st.removed);
+			jsonw_uint_field(json_wtr, "seeded", st.seeded);
+			jsonw_uint_field(json_wtr, "missed", st.missed);
+			jsonw_uint_field(json_wtr, "map_bytes", mem);
+		}
+		jsonw_end_object(json_wtr);
+	} else if (running) {
+		printf("index running (%s): %llu entries; %llu inserted, %llu removed, %llu seeded, %llu missed; maps %llu bytes\n",
+		       PIN_DIR, (unsigned long long)entries,
+		       (unsigned long long)st.inserted,
+		       (unsigned long long)st.removed,
+		       (unsigned long long)st.seeded,
+		       (unsigned long long)st.missed, (unsigned long long)mem);
+	} else {
+		printf("index not running\n");
+	}
+	return EXIT_OK;
+}
+
+static int index_stop(void)
+{
+	int err, was;
+
+	was = unpin_dir(PIN_DIR);
+	err = unpin_leftovers();
+	if (was < 0 || err < 0) {
+		p_err("cannot unpin the index in %s: %s", PIN_DIR,
+		      strerror(-(was < 0 ? was : err)));
+		return EXIT_ERROR;
+	}
+	if (json_wtr) {
+		jsonw_start_object(json_wtr);
+		jsonw_bool_field(json_wtr, "running", false);
+		jsonw_bool_field(json_wtr, "was_running", was > 0);
+		jsonw_end_object(json_wtr);
+	} else {
+		printf(was > 0 ? "index stopped\n" : "index not running\n");
+	}
+	return EXIT_OK;
+}
+
+/* Attach, seed and pin into @tmp; the caller renames or removes it. */
+static int index_attach(struct index_bpf *skel, int cg_fd, const char *tmp)
+{
+	struct bpf_link *links[ARRAY_SIZE(link_pins)] = {};
+	struct bpf_map *maps[] = {
+		skel->maps.idx_addrs, skel->maps.idx_slots,
+		skel->maps.idx_socks, skel->maps.idx_stats,
+	};
+	struct bpf_link *seed = NULL;
+	char path[512];
+	unsigned int i;
+	int err = 0;
+
+	links[0] = bpf_program__attach_cgroup(skel->progs.idx_sockops, cg_fd);
+	links[1] = bpf_program__attach_cgroup(skel->progs.idx_cookie4, cg_fd);
+	links[2] = bpf_program__attach_cgroup(skel->progs.idx_cookie6, cg_fd);
+	links[3] = bpf_program__attach(skel->progs.idx_udp);
+	links[4] = bpf_program__attach_cgroup(skel->progs.idx_release, cg_fd);
+	for (i = 0; i < ARRAY_SIZE(links); i++) {
+		if (!links[i]) {
+			err = -errno;
+			p_err("cannot attach the index program for %s: %s",
+			      link_pins[i] + 5, strerror(-err));
+			goto out;
+		}
+	}
+	/* The hooks run already: the seed misses nothing between. */
+	seed = bpf_program__attach_iter(skel->progs.idx_seed, NULL);
+	if (!seed) {
+		err = -errno;
+		p_err("cannot attach the seeding walk: %s", strerror(-err));
+		goto out;
+	}
+	err = reap_iter_drain(bpf_link__fd(seed));
+	if (err) {
+		p_err("the seeding walk failed: %s", strerror(-err));
+		goto out;
+	}
+	for (i = 0; i < ARRAY_SIZE(maps); i++) {
+		snprintf(path, sizeof(path), "%s/%s", tmp, map_pins[i]);
+		err = bpf_map__pin(maps[i], path);
+		if (err) {
+			p_err("cannot pin %s: %s", path, strerror(-err));
+			goto out;
+		}
+	}
+	for (i = 0; i < ARRAY_SIZE(links); i++) {
+		snprintf(path, sizeof(path), "%s/%s", tmp, link_pins[i]);
+		err = bpf_link__pin(links[i], path);
+		if (err) {
+			p_err("cannot pin %s: %s", path, strerror(-err));
+			goto out;
+		}
+	}
+out:
+	bpf_link__destroy(seed);
+	for (i = 0; i < ARRAY_SIZE(links); i++)
+		bpf_link__destroy(links[i]);
+	return err;
+}
+
+static int index_start(void)
+{
+	struct index_bpf *skel = NULL;
+	char cg[1024], tmp[256];
+	struct features f;
+	const char *why;
+	int cg_fd = -1, err, ret = EXIT_ERROR;
+
+	probe_features(&f);
+	why = mode_missing(&f, REAP_MODE_INDEX);
+	if (!why)
+		why = bpffs_missing();
+	if (why) {
+		p_err("cannot start the index: %s", why);
+		return EXIT_ERROR;
+	}
+	if (index_running()) {
+		if (json_wtr) {
+			jsonw_start_object(json_wtr);
+			jsonw_bool_field(json_wtr, "running", true);
+			jsonw_bool_field(json_wtr, "started", false);
+			jsonw_end_object(json_wtr);
+		} else {
+			printf("index already running (%s)\n", PIN_DIR);
+		}
+		return EXIT_OK;
+	}
+	err = cgroup_root(cg, sizeof(cg));
+	if (err) {
+		p_err("no cgroup2 mount of the root cgroup: mount one with 'mount -t cgroup2 none /sys/fs/cgroup' (in a container, the host's)");
+		return EXIT_ERROR;
+	}
+	cg_fd = open(cg, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (cg_fd < 0) {
+		p_err("cannot open the root cgroup %s: %s", cg, strerror(errno));
+		return EXIT_ERROR;
+	}
+	skel = index_bpf__open_and_load();
+	if (!skel) {
+		err = -errno;
+		p_err("cannot load the index programs: %s; set NETNS_REAP_DEBUG=1 for the verifier log",
+		      strerror(-err));
+		goto out;
+	}
+	snprintf(tmp, sizeof(tmp), BPFFS "/" PIN_TMP_PREFIX "%d", getpid());
+	if (mkdir(tmp, 0700)) {
+		p_err("cannot create %s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	err = index_attach(skel, cg_fd, tmp);
+	if (!err && rename(tmp, PIN_DIR)) {
+		err = -errno;
+		p_err("cannot rename %s to %s: %s", tmp, PIN_DIR, strerror(-err));
+	}
+	if (err) {
+		unpin_dir(tmp);
+		goto out;
+	}
+	ret = EXIT_OK;
+	if (json_wtr) {
+		jsonw_start_object(json_wtr);
+		jsonw_bool_field(json_wtr, "running", true);
+		jsonw_bool_field(json_wtr, "started", true);
+		jsonw_end_object(json_wtr);
+	} else {
+		printf("index started (%s)\n", PIN_DIR);
+	}
+out:
+	index_bpf__destroy(skel);
+	close(cg_fd);
+	return ret;
+}
+
+/* @sub: start, stop or status, as main() checked. */
+int do_index(const char *sub)
+{
+	if (!strcmp(sub, "start"))
+		return index_start();
+	if (!strcmp(sub, "stop"))
+		return index_stop();
+	return index_status();
+}
