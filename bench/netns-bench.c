@@ -615,12 +615,7 @@ static struct reap_bpf *load(int proto, enum design d, int nbackends,
 				  !chained && proto == IPPROTO_TCP);
 	bpf_program__set_autoload(skel->progs.reap_udp,
 				  !chained && proto == IPPROTO_UDP);
-	/* The index's lookup program and maps: its own benchmark. */
-	bpf_program__set_autoload(skel->progs.reap_index, false);
-	bpf_map__set_autocreate(skel->maps.idx_addrs, false);
-	bpf_map__set_autocreate(skel->maps.idx_slots, false);
-	bpf_map__set_autocreate(skel->maps.idx_socks, false);
-	bpf_map__set_autocreate(skel->maps.idx_stats, false);
+	reap_skip_index(skel);
 	if (reap_bpf__load(skel))
 		die("load BPF programs");
 	f.addr[10] = f.addr[11] = 0xff;

@@ -35,34 +35,10 @@
 #include <bpf/bpf_endian.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#include "sock.h"
 #include "index.h"
 
-#define AF_INET		2
-#define AF_INET6	10
-
 char LICENSE[] SEC("license") = "GPL";
-
-extern int bpf_iter_netns_sock_new(struct bpf_iter_netns_sock *it,
-				   struct net *net, int protocol,
-				   unsigned int flags) __ksym __weak;
-extern struct sock_common *
-bpf_iter_netns_sock_next(struct bpf_iter_netns_sock *it) __ksym __weak;
-extern void bpf_iter_netns_sock_destroy(struct bpf_iter_netns_sock *it) __ksym __weak;
-
-static __always_inline struct idx_stats *stats(void)
-{
-	__u32 zero = 0;
-
-	return bpf_map_lookup_elem(&idx_stats, &zero);
-}
-
-static __always_inline void map4(__u8 out[16], __u32 v4)
-{
-	__builtin_memset(out, 0, 10);
-	out[10] = 0xff;
-	out[11] = 0xff;
-	__builtin_memcpy(out + 12, &v4, 4);
-}
 
 /* Record socket @cookie, remote @raddr, unless it is already as recorded. */
 static __always_inline void idx_insert(const struct idx_addr *raddr,
@@ -72,8 +48,7 @@ static __always_inline void idx_insert(const struct idx_addr *raddr,
 	struct idx_sock_val val = { .addr = *raddr };
 	struct idx_entry *cur;
 	struct idx_sock_val *v;
-	struct idx_stats *st;
-	__u64 zero = 0, *w, old;
+	__u64 zero = 0, *w;
 
 	v = bpf_map_lookup_elem(&idx_socks, &e->cookie);
 	if (v) {
@@ -87,13 +62,11 @@ static __always_inline void idx_insert(const struct idx_addr *raddr,
 		idx_remove(e->cookie, NULL);	/* reconnected elsewhere */
 		sk.addr = *raddr;
 	}
-	st = stats();
 	bpf_map_update_elem(&idx_addrs, raddr, &zero, BPF_NOEXIST);
 	w = bpf_map_lookup_elem(&idx_addrs, raddr);
 	if (!w)
 		goto missed;
-	old = __sync_fetch_and_add(w, (1ULL << 32) | 1);
-	sk.slot = (__u32)old;
+	sk.slot = (__u32)__sync_fetch_and_add(w, (1ULL << 32) | 1);
 	val.slot = sk.slot;
 	if (bpf_map_update_elem(&idx_slots, &sk, e, BPF_ANY))
 		goto undo;
@@ -101,24 +74,12 @@ static __always_inline void idx_insert(const struct idx_addr *raddr,
 		bpf_map_delete_elem(&idx_slots, &sk);
 		goto undo;
 	}
-	if (st)
-		idx_count(&st->inserted);
+	idx_count(inserted);
 	return;
 undo:
-	old = __sync_fetch_and_add(w, -(1ULL << 32));
-	if ((old >> 32) == 1)
-		__sync_val_compare_and_swap(w, old - (1ULL << 32), 0);
+	idx_addr_put(w);
 missed:
-	if (st)
-		idx_count(&st->missed);
-}
-
-static __always_inline void idx_count_missed(void)
-{
-	struct idx_stats *st = stats();
-
-	if (st)
-		idx_count(&st->missed);
+	idx_count(missed);
 }
 
 SEC("sockops")
@@ -175,15 +136,11 @@ static __always_inline void idx_insert_fields(const struct sock_common *skc,
 	e.netns = netns;
 	e.lport = skc->skc_num;
 	e.rport = bpf_ntohs(skc->skc_dport);
-	if (skc->skc_family == AF_INET) {
-		map4(e.laddr, skc->skc_rcv_saddr);
-		map4(raddr.addr, skc->skc_daddr);
-	} else if (skc->skc_family == AF_INET6) {
-		bpf_probe_read_kernel(e.laddr, 16, &skc->skc_v6_rcv_saddr);
-		bpf_probe_read_kernel(raddr.addr, 16, &skc->skc_v6_daddr);
-	} else {
+	if (skc->skc_family != AF_INET && skc->skc_family != AF_INET6)
 		return;
-	}
+	addr_of(e.laddr, skc->skc_family, skc->skc_rcv_saddr,
+		&skc->skc_v6_rcv_saddr);
+	addr_of(raddr.addr, skc->skc_family, skc->skc_daddr, &skc->skc_v6_daddr);
 	idx_insert(&raddr, &e);
 }
 
@@ -220,7 +177,7 @@ int BPF_KPROBE(idx_udp, struct sock *sk)
 		return 0;
 	cookie = skc.skc_cookie.counter;
 	if (!cookie || skc.skc_state != TCP_ESTABLISHED) {
-		idx_count_missed();
+		idx_count(missed);
 		return 0;
 	}
 	idx_insert_fields(&skc, IPPROTO_UDP, cookie,
@@ -236,19 +193,10 @@ int idx_release(struct bpf_sock *sk)
 	return 1;
 }
 
-/* What reap.bpf.c calls connected, TIME_WAIT left out: nothing to abort. */
-#define IDX_TCP_STATES							\
-	((1U << TCP_ESTABLISHED) | (1U << TCP_SYN_SENT) |		\
-	 (1U << TCP_SYN_RECV) | (1U << TCP_FIN_WAIT1) |			\
-	 (1U << TCP_FIN_WAIT2) | (1U << TCP_CLOSE_WAIT) |		\
-	 (1U << TCP_LAST_ACK) | (1U << TCP_CLOSING) |			\
-	 (1U << TCP_NEW_SYN_RECV))
-
 static __always_inline void seed_netns(struct net *net, int proto)
 {
 	struct bpf_iter_netns_sock it;
 	struct sock_common *skc;
-	struct idx_stats *st;
 	__u8 state;
 
 	if (bpf_iter_netns_sock_new(&it, net, proto,
@@ -259,14 +207,12 @@ static __always_inline void seed_netns(struct net *net, int proto)
 	}
 	while ((skc = bpf_iter_netns_sock_next(&it))) {
 		state = skc->skc_state;
-		if (proto == IPPROTO_TCP ? !(IDX_TCP_STATES & (1U << (state & 31))) :
+		if (proto == IPPROTO_TCP ? !(REAP_CONNECTED_STATES & (1U << (state & 31))) :
 					   state != TCP_ESTABLISHED)
 			continue;
 		idx_insert_fields(skc, proto, skc->skc_cookie.counter,
 				  net->net_cookie);
-		st = stats();
-		if (st)
-			idx_count(&st->seeded);
+		idx_count(seeded);
 	}
 	bpf_iter_netns_sock_destroy(&it);
 }

@@ -82,24 +82,39 @@ struct {
 	__type(value, struct idx_stats);
 } idx_stats SEC(".maps");
 
-static __always_inline void idx_count(__u64 *field)
+/* One more in idx_stats' @field. */
+#define idx_count(field)						\
+	do {								\
+		__u32 zero_ = 0;					\
+		struct idx_stats *st_ =					\
+			bpf_map_lookup_elem(&idx_stats, &zero_);	\
+									\
+		if (st_)						\
+			__sync_fetch_and_add(&st_->field, 1);		\
+	} while (0)
+
+/*
+ * An entry of address word @w goes: live drops by one, and when it was the
+ * last, the whole word returns to 0 by a compare and exchange, so that an
+ * insert racing the reset keeps its slot.
+ */
+static __always_inline void idx_addr_put(__u64 *w)
 {
-	__sync_fetch_and_add(field, 1);
+	__u64 old = __sync_fetch_and_add(w, -(1ULL << 32));
+
+	if ((old >> 32) == 1)
+		__sync_val_compare_and_swap(w, old - (1ULL << 32), 0);
 }
 
 /*
  * Drop socket @cookie's entry; with @slot set, only if it is still that
- * entry (a lazy prune racing a reconnect must not drop the new one).  The
- * address's word returns to 0 when its last entry goes, by a compare and
- * exchange of the whole word, so an insert racing the reset keeps its slot.
+ * entry (a lazy prune racing a reconnect must not drop the new one).
  */
 static __always_inline void idx_remove(__u64 cookie, const __u32 *slot)
 {
 	struct idx_slot_key sk = {};
 	struct idx_sock_val *v;
-	struct idx_stats *st;
-	__u32 zero = 0;
-	__u64 *w, old;
+	__u64 *w;
 
 	v = bpf_map_lookup_elem(&idx_socks, &cookie);
 	if (!v || (slot && v->slot != *slot))
@@ -109,15 +124,10 @@ static __always_inline void idx_remove(__u64 cookie, const __u32 *slot)
 	if (bpf_map_delete_elem(&idx_socks, &cookie))
 		return;		/* another CPU removed it first */
 	bpf_map_delete_elem(&idx_slots, &sk);
-	st = bpf_map_lookup_elem(&idx_stats, &zero);
-	if (st)
-		idx_count(&st->removed);
+	idx_count(removed);
 	w = bpf_map_lookup_elem(&idx_addrs, &sk.addr);
-	if (!w)
-		return;
-	old = __sync_fetch_and_add(w, -(1ULL << 32));
-	if ((old >> 32) == 1)
-		__sync_val_compare_and_swap(w, old - (1ULL << 32), 0);
+	if (w)
+		idx_addr_put(w);
 }
 #endif /* __BPF__ */
 

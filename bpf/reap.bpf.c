@@ -29,10 +29,8 @@
 #include <bpf/bpf_endian.h>
 #include <bpf/bpf_tracing.h>
 #include "reap.h"
+#include "sock.h"
 #include "index.h"
-
-#define AF_INET		2
-#define AF_INET6	10
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -79,34 +77,12 @@ struct {
 struct reap_counts counts;
 
 extern int bpf_sock_destroy(struct sock_common *sk) __ksym;
-/* The chained walk's kfuncs, absent from stock kernels. */
-extern int bpf_iter_netns_sock_new(struct bpf_iter_netns_sock *it,
-				   struct net *net, int protocol,
-				   unsigned int flags) __ksym __weak;
-extern struct sock_common *
-bpf_iter_netns_sock_next(struct bpf_iter_netns_sock *it) __ksym __weak;
-extern void bpf_iter_netns_sock_destroy(struct bpf_iter_netns_sock *it) __ksym __weak;
-extern int bpf_iter_netns_sock_abort(struct bpf_iter_netns_sock *it__iter) __ksym __weak;
-extern int bpf_iter_netns_sock_err(struct bpf_iter_netns_sock *it__iter) __ksym __weak;
 /* The targeted design's kfuncs, for reap_index. */
 extern struct sock_common *
 bpf_sock_lookup_netns(__u64 netns_cookie, struct bpf_sock_tuple *tuple,
 		      __u32 tuple__sz, int protocol, __u64 flags) __ksym __weak;
 extern void bpf_sock_release(struct sock_common *sock) __ksym __weak;
 extern int bpf_sock_destroy_sleepable(struct sock_common *sock) __ksym __weak;
-
-/*
- * "connected": what ss calls connected, less TIME_WAIT, which has no
- * socket left to abort; so every state but listening, close and
- * time-wait.  It includes request sockets (TCP_NEW_SYN_RECV, ss: SYN-RECV),
- * the server side of a handshake.
- */
-#define REAP_CONNECTED_STATES						\
-	((1U << TCP_ESTABLISHED) | (1U << TCP_SYN_SENT) |		\
-	 (1U << TCP_SYN_RECV) | (1U << TCP_FIN_WAIT1) |			\
-	 (1U << TCP_FIN_WAIT2) | (1U << TCP_CLOSE_WAIT) |		\
-	 (1U << TCP_LAST_ACK) | (1U << TCP_CLOSING) |			\
-	 (1U << TCP_NEW_SYN_RECV))
 
 /*
  * Loops use the bpf_for() numeric iterator: inside the chained walk's
@@ -148,19 +124,6 @@ static __always_inline bool addr_match(void *map, __u32 n, const __u8 *addr,
 			return true;
 	}
 	return false;
-}
-
-static __always_inline void addr_of(__u8 out[16], __u16 family, __be32 v4,
-				    const struct in6_addr *v6)
-{
-	if (family == AF_INET) {
-		__builtin_memset(out, 0, 10);
-		out[10] = 0xff;
-		out[11] = 0xff;
-		__builtin_memcpy(out + 12, &v4, 4);
-	} else {
-		bpf_probe_read_kernel(out, 16, v6);
-	}
 }
 
 /*

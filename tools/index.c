@@ -70,20 +70,27 @@ bool index_running(void)
 	return true;
 }
 
-/* Whether the running index failed to record a socket (a map was full). */
-bool index_missed(void)
+/* The running index's counters. */
+static int read_idx_stats(struct idx_stats *st)
 {
-	struct idx_stats st = {};
 	__u32 zero = 0;
-	int fd;
+	int fd, err = 0;
 
 	fd = bpf_obj_get(PIN_DIR "/idx_stats");
 	if (fd < 0)
-		return true;
-	if (bpf_map_lookup_elem(fd, &zero, &st))
-		st.missed = 1;
+		return -errno;
+	if (bpf_map_lookup_elem(fd, &zero, st))
+		err = -errno;
 	close(fd);
-	return st.missed;
+	return err;
+}
+
+/* Whether the running index failed to record a socket (a map was full). */
+bool index_missed(void)
+{
+	struct idx_stats st;
+
+	return read_idx_stats(&st) || st.missed;
 }
 
 /* Unpin everything in @dir and remove it; 0 if it was not there. */
@@ -167,25 +174,20 @@ static int cgroup_root(char *buf, size_t len)
 }
 
 /*
- * For list and kill: with @use, the reap skeleton @skel, opened and not
- * loaded, takes the running index's maps; without, it creates none.
+ * For list and kill --mode index: the reap skeleton @skel, opened and not
+ * loaded, takes the running index's maps (reap_skip_index() for the
+ * other modes).
  */
-int index_use_maps(struct reap_bpf *skel, bool use)
+int index_use_maps(struct reap_bpf *skel)
 {
-	struct bpf_map *maps[] = {
-		skel->maps.idx_addrs, skel->maps.idx_slots,
-		skel->maps.idx_socks, skel->maps.idx_stats,
-	};
+	struct bpf_map *map;
 	char path[256];
 	unsigned int i;
 	int fd, err;
 
-	for (i = 0; i < ARRAY_SIZE(maps); i++) {
-		if (!use) {
-			bpf_map__set_autocreate(maps[i], false);
-			continue;
-		}
-		snprintf(path, sizeof(path), PIN_DIR "/%s", bpf_map__name(maps[i]));
+	for (i = 0; i < ARRAY_SIZE(map_pins); i++) {
+		map = bpf_object__find_map_by_name(skel->obj, map_pins[i]);
+		snprintf(path, sizeof(path), PIN_DIR "/%s", map_pins[i]);
 		fd = bpf_obj_get(path);
 		if (fd < 0) {
 			err = -errno;
@@ -193,7 +195,7 @@ int index_use_maps(struct reap_bpf *skel, bool use)
 			      path, strerror(-err));
 			return err;
 		}
-		err = bpf_map__reuse_fd(maps[i], fd);
+		err = bpf_map__reuse_fd(map, fd);
 		close(fd);
 		if (err) {
 			p_err("the index map %s does not fit this netns-reap: %s; restart the index with 'netns-reap index stop' and 'netns-reap index start'",
@@ -204,13 +206,13 @@ int index_use_maps(struct reap_bpf *skel, bool use)
 	return 0;
 }
 
+/* The counters, the entries and the bytes of the maps of the index. */
 static int read_stats(struct idx_stats *st, __u64 *entries, __u64 *mem)
 {
 	char path[256], line[256];
 	unsigned int i;
-	__u32 zero = 0;
 	__u64 key, next, *prev = NULL;
-	int fd, err = 0;
+	int fd;
 
 	*entries = 0;
 	*mem = 0;
@@ -231,19 +233,15 @@ static int read_stats(struct idx_stats *st, __u64 *entries, __u64 *mem)
 		}
 		if (f)
 			fclose(f);
-		if (!strcmp(map_pins[i], "idx_stats")) {
-			if (bpf_map_lookup_elem(fd, &zero, st))
-				err = -errno;
-		} else if (!strcmp(map_pins[i], "idx_socks")) {
-			while (!bpf_map_get_next_key(fd, prev, &next)) {
-				(*entries)++;
-				key = next;
-				prev = &key;
-			}
+		while (!strcmp(map_pins[i], "idx_socks") &&
+		       !bpf_map_get_next_key(fd, prev, &next)) {
+			(*entries)++;
+			key = next;
+			prev = &key;
 		}
 		close(fd);
 	}
-	return err;
+	return read_idx_stats(st);
 }
 
 static int index_status(void)
@@ -312,10 +310,6 @@ static int index_stop(void)
 static int index_attach(struct index_bpf *skel, int cg_fd, const char *tmp)
 {
 	struct bpf_link *links[ARRAY_SIZE(link_pins)] = {};
-	struct bpf_map *maps[] = {
-		skel->maps.idx_addrs, skel->maps.idx_slots,
-		skel->maps.idx_socks, skel->maps.idx_stats,
-	};
 	struct bpf_link *seed = NULL;
 	char path[512];
 	unsigned int i;
@@ -346,9 +340,10 @@ static int index_attach(struct index_bpf *skel, int cg_fd, const char *tmp)
 		p_err("the seeding walk failed: %s", strerror(-err));
 		goto out;
 	}
-	for (i = 0; i < ARRAY_SIZE(maps); i++) {
+	for (i = 0; i < ARRAY_SIZE(map_pins); i++) {
 		snprintf(path, sizeof(path), "%s/%s", tmp, map_pins[i]);
-		err = bpf_map__pin(maps[i], path);
+		err = bpf_map__pin(bpf_object__find_map_by_name(skel->obj, map_pins[i]),
+				   path);
 		if (err) {
 			p_err("cannot pin %s: %s", path, strerror(-err));
 			goto out;
@@ -369,6 +364,20 @@ out:
 	return err;
 }
 
+/* @started: by this start, or by one before. */
+static void report_start(bool started)
+{
+	if (json_wtr) {
+		jsonw_start_object(json_wtr);
+		jsonw_bool_field(json_wtr, "running", true);
+		jsonw_bool_field(json_wtr, "started", started);
+		jsonw_end_object(json_wtr);
+	} else {
+		printf(started ? "index started (%s)\n" :
+				 "index already running (%s)\n", PIN_DIR);
+	}
+}
+
 static int index_start(void)
 {
 	struct index_bpf *skel = NULL;
@@ -386,14 +395,7 @@ static int index_start(void)
 		return EXIT_ERROR;
 	}
 	if (index_running()) {
-		if (json_wtr) {
-			jsonw_start_object(json_wtr);
-			jsonw_bool_field(json_wtr, "running", true);
-			jsonw_bool_field(json_wtr, "started", false);
-			jsonw_end_object(json_wtr);
-		} else {
-			printf("index already running (%s)\n", PIN_DIR);
-		}
+		report_start(false);
 		return EXIT_OK;
 	}
 	err = cgroup_root(cg, sizeof(cg));
@@ -428,26 +430,37 @@ static int index_start(void)
 		goto out;
 	}
 	ret = EXIT_OK;
-	if (json_wtr) {
-		jsonw_start_object(json_wtr);
-		jsonw_bool_field(json_wtr, "running", true);
-		jsonw_bool_field(json_wtr, "started", true);
-		jsonw_end_object(json_wtr);
-	} else {
-		printf("index started (%s)\n", PIN_DIR);
-	}
+	report_start(true);
 out:
 	index_bpf__destroy(skel);
 	close(cg_fd);
 	return ret;
 }
 
-/* @sub: start, stop or status, as main() checked. */
-int do_index(const char *sub)
+static const struct {
+	const char *name;
+	int (*fn)(void);
+} index_cmds[] = {
+	{ "start", index_start }, { "stop", index_stop }, { "status", index_status },
+};
+static int (*index_cmd)(void);
+
+/* The word after "index"; -1, said, if it is none of index_cmds. */
+int index_parse(const char *sub)
 {
-	if (!strcmp(sub, "start"))
-		return index_start();
-	if (!strcmp(sub, "stop"))
-		return index_stop();
-	return index_status();
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(index_cmds); i++) {
+		if (!strcmp(sub, index_cmds[i].name)) {
+			index_cmd = index_cmds[i].fn;
+			return 0;
+		}
+	}
+	p_err("unknown index command '%s': use start, stop or status", sub);
+	return -1;
+}
+
+int do_index(void)
+{
+	return index_cmd();
 }

@@ -70,8 +70,6 @@ enum {
 			  VERB_INDEX,
 };
 
-static const char *index_sub;
-
 static int cmd_list(void)
 {
 	return do_sockets(false);
@@ -80,11 +78,6 @@ static int cmd_list(void)
 static int cmd_kill(void)
 {
 	return do_sockets(true);
-}
-
-static int cmd_index(void)
-{
-	return do_index(index_sub);
 }
 
 /*
@@ -102,7 +95,7 @@ static const struct cmd {
 	{ "kill",	cmd_kill,	VERB_KILL,	true,	false },
 	{ "netns",	do_netns,	VERB_NETNS,	false,	false },
 	{ "probe",	do_probe,	VERB_PROBE,	false,	false },
-	{ "index",	cmd_index,	VERB_INDEX,	false,	true },
+	{ "index",	do_index,	VERB_INDEX,	false,	true },
 	{ "help",	NULL,		VERB_HELP,	true,	false },
 };
 
@@ -320,11 +313,7 @@ int main(int argc, char **argv)
 			ret = EXIT_USAGE;
 			goto out;
 		}
-		index_sub = argv[optind++];
-		if (strcmp(index_sub, "start") && strcmp(index_sub, "stop") &&
-		    strcmp(index_sub, "status")) {
-			p_err("unknown index command '%s': use start, stop or status",
-			      index_sub);
+		if (index_parse(argv[optind++])) {
 			ret = EXIT_USAGE;
 			goto out;
 		}

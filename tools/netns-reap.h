@@ -73,13 +73,14 @@ const char *mode_missing(const struct features *f, enum reap_mode m);
 struct reap_bpf;
 bool index_running(void);
 bool index_missed(void);
-int index_use_maps(struct reap_bpf *skel, bool use);
+int index_use_maps(struct reap_bpf *skel);
 
 /* The verbs: argc/argv are the words after the verb. */
 int parse_filters(int argc, char **argv);
 int do_sockets(bool kill);
 int do_netns(void);
 int do_probe(void);
-int do_index(const char *sub);
+int index_parse(const char *sub);
+int do_index(void);
 
 #endif

@@ -409,12 +409,13 @@ static struct reap_bpf *load(enum reap_mode m, bool kill)
 	skel->rodata->cfg_protos = o.protos;
 	bpf_map__set_max_entries(skel->maps.recs, o.max_socks);
 	bpf_program__set_autoload(skel->progs.reap_chained, m == REAP_MODE_CHAINED);
-	bpf_program__set_autoload(skel->progs.reap_index, m == REAP_MODE_INDEX);
 	bpf_program__set_autoload(skel->progs.reap_tcp, m != REAP_MODE_CHAINED &&
 				  m != REAP_MODE_INDEX);
 	bpf_program__set_autoload(skel->progs.reap_udp, m != REAP_MODE_CHAINED &&
 				  m != REAP_MODE_INDEX);
-	if (index_use_maps(skel, m == REAP_MODE_INDEX)) {
+	if (m != REAP_MODE_INDEX) {
+		reap_skip_index(skel);
+	} else if (index_use_maps(skel)) {
 		reap_bpf__destroy(skel);
 		return NULL;
 	}
@@ -444,15 +445,16 @@ int do_sockets(bool kill)
 	size_t n = 0, maplen = 0;
 	enum reap_mode m = o.mode;
 	struct features f;
-	const char *why;
+	const char *why, *unfit;
 	int ret = EXIT_ERROR;
 
 	probe_features(&f);
 	if (m == REAP_MODE_AUTO)
 		m = auto_mode(&f);
 	why = mode_missing(&f, m);
-	if (!why && m == REAP_MODE_INDEX && index_unfit()) {
-		p_err("mode index cannot run this filter: %s", index_unfit());
+	unfit = m == REAP_MODE_INDEX ? index_unfit() : NULL;
+	if (!why && unfit) {
+		p_err("mode index cannot run this filter: %s", unfit);
 		return EXIT_USAGE;
 	}
 	if (!why && m == REAP_MODE_INDEX && !index_running())

@@ -406,6 +406,19 @@ static int walk_global(struct reap_walk *w)
 	return err;
 }
 
+/*
+ * Every mode but index: the skeleton @skel, opened and not loaded, leaves
+ * the index's lookup program and maps out.
+ */
+void reap_skip_index(struct reap_bpf *skel)
+{
+	bpf_program__set_autoload(skel->progs.reap_index, false);
+	bpf_map__set_autocreate(skel->maps.idx_addrs, false);
+	bpf_map__set_autocreate(skel->maps.idx_slots, false);
+	bpf_map__set_autocreate(skel->maps.idx_socks, false);
+	bpf_map__set_autocreate(skel->maps.idx_stats, false);
+}
+
 /* The skeleton was loaded with the index's pinned maps (tools/index.c). */
 static int walk_index(struct reap_walk *w)
 {

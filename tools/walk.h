@@ -73,6 +73,7 @@ struct bpf_link *reap_sock_iter_attach(struct bpf_program *prog, int netns_fd,
 				       __u64 cookie, __u32 flags,
 				       char *why, size_t len);
 
+void reap_skip_index(struct reap_bpf *skel);
 int reap_walk(struct reap_walk *w, enum reap_mode mode);
 
 #endif
