@@ -6,8 +6,14 @@
  *   idx_sockops    sock_ops on the root cgroup: a TCP socket is recorded
  *                  at TCP_CONNECT_CB (the client, hashed, tuple complete),
  *                  PASSIVE_ESTABLISHED_CB (the accepted child) and, for a
- *                  request socket, TIMEOUT_INIT; a full one is dropped at
- *                  its STATE_CB to CLOSE
+ *                  request socket, TIMEOUT_INIT, as it is hashed
+ *   idx_tcp_close  tp_btf/inet_sock_set_state: a full TCP socket is
+ *                  dropped when it enters TCP_CLOSE, whoever recorded it
+ *                  (a socket the seed found has no sock_ops flags)
+ *   idx_reqsk_free kprobe of __reqsk_free(): a request socket is dropped
+ *                  when freed, completed, timed out or refused alike
+ *   idx_bind       cgroup/setsockopt on the root cgroup: SO_BINDTODEVICE
+ *                  on an indexed socket marks its entry bound
  *   idx_udp        kprobe of udp_lib_hash4(), which files a connected UDP
  *                  socket under its 4-tuple: recorded when a connect()
  *                  succeeds (no new sock_ops callback: upstream takes
@@ -23,12 +29,12 @@
  * Entries are keyed by socket cookie, so a reconnected UDP socket moves to
  * its new tuple and a reused tuple is another entry.  What no hook sees
  * is pruned lazily, by reap_index (reap.bpf.c), when a lookup finds no
- * socket or one with another cookie: a UDP socket disconnected, a request
- * socket that completed or timed out, a seeded TCP socket closed (it has
- * no STATE_CB), a socket closed while the seed walked it.  Not indexed: a
- * socket that finds a map full (counted in idx_stats.missed), and a
- * connection made with a SYN cookie before it is accepted (no request
- * socket exists; its child is indexed).
+ * socket or one with another cookie: a UDP socket disconnected, a socket
+ * closed while the seed walked it, an event a tracing program missed
+ * because another ran on its CPU (counted by the kernel per program).
+ * Not indexed: a socket that finds a map full or loses IDX_TRIES
+ * exchanges (idx_stats.missed), and a connection made with a SYN cookie
+ * before it is accepted (no request socket exists; its child is indexed).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -40,108 +46,185 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* Record socket @cookie, remote @raddr, unless it is already as recorded. */
+extern void *bpf_cast_to_kern_ctx(void *obj) __ksym;
+
+#define SOL_SOCKET		1
+#define SO_BINDTODEVICE		25
+#define SO_BINDTOIFINDEX	62
+
+/*
+ * A position of address @a's window and live + 1 for it: the word is
+ * made if absent, and the window slides by one once it spans the ring.
+ * False if the word kept being dead or contended, or idx_addrs is full.
+ */
+static __always_inline bool idx_addr_get(const struct idx_addr *a, __u64 *pos)
+{
+	struct idx_head fresh = { .addr = *a }, *h;
+	__u64 old, base;
+	int i;
+
+	bpf_for(i, 0, IDX_TRIES) {
+		bpf_map_update_elem(&idx_addrs, a, &fresh, BPF_NOEXIST);
+		h = bpf_map_lookup_elem(&idx_addrs, a);
+		if (!h)
+			return false;
+		old = *(volatile __u64 *)&h->word;
+		if (old & IDX_DEAD)
+			continue;		/* its last entry is deleting it */
+		base = idx_base(old) + (idx_window(old) == IDX_RING);
+		if (__sync_val_compare_and_swap(&h->word, old,
+						idx_word(idx_live(old) + 1, base,
+							 idx_next(old) + 1)) != old)
+			continue;
+		if (__builtin_memcmp(h->addr.addr, a->addr, 16)) {
+			idx_head_put(h);	/* reused for another address */
+			continue;
+		}
+		*pos = idx_next(old);
+		return true;
+	}
+	return false;
+}
+
+/* Record socket @e->cookie, remote @raddr, unless it is already as recorded. */
 static __always_inline void idx_insert(const struct idx_addr *raddr,
 				       struct idx_entry *e)
 {
-	struct idx_slot_key sk = { .addr = *raddr };
+	struct idx_slot_key sk = {};
 	struct idx_sock_val val = { .addr = *raddr };
 	struct idx_entry *cur;
 	struct idx_sock_val *v;
-	__u64 zero = 0, *w;
+	__u64 pos;
+	int i;
 
 	v = bpf_map_lookup_elem(&idx_socks, &e->cookie);
 	if (v) {
 		sk.addr = v->addr;
 		sk.slot = v->slot;
 		cur = bpf_map_lookup_elem(&idx_slots, &sk);
-		if (cur && !__builtin_memcmp(sk.addr.addr, raddr->addr, 16) &&
+		if (cur && cur->cookie == e->cookie &&
+		    !__builtin_memcmp(sk.addr.addr, raddr->addr, 16) &&
 		    cur->lport == e->lport && cur->rport == e->rport &&
 		    !__builtin_memcmp(cur->laddr, e->laddr, 16))
 			return;
-		idx_remove(e->cookie, NULL);	/* reconnected elsewhere */
-		sk.addr = *raddr;
+		idx_slot_drop(&sk, e->cookie);	/* reconnected elsewhere */
 	}
-	bpf_map_update_elem(&idx_addrs, raddr, &zero, BPF_NOEXIST);
-	w = bpf_map_lookup_elem(&idx_addrs, raddr);
-	if (!w)
-		goto missed;
-	sk.slot = (__u32)__sync_fetch_and_add(w, (1ULL << 32) | 1);
-	val.slot = sk.slot;
-	if (bpf_map_update_elem(&idx_slots, &sk, e, BPF_ANY))
-		goto undo;
-	if (bpf_map_update_elem(&idx_socks, &e->cookie, &val, BPF_ANY)) {
-		bpf_map_delete_elem(&idx_slots, &sk);
-		goto undo;
+	sk.addr = *raddr;
+	/* A taken slot is a long-lived entry the ring came round to. */
+	bpf_for(i, 0, IDX_TRIES) {
+		if (!idx_addr_get(raddr, &pos))
+			break;
+		sk.slot = pos & (IDX_RING - 1);
+		if (!bpf_map_update_elem(&idx_slots, &sk, e, BPF_NOEXIST)) {
+			val.slot = sk.slot;
+			bpf_map_update_elem(&idx_socks, &e->cookie, &val, BPF_ANY);
+			idx_count(inserted, 1);
+			if (e->dev)
+				idx_count(bound, 1);
+			return;
+		}
+		idx_addr_put(raddr);
 	}
-	idx_count(inserted);
-	return;
-undo:
-	idx_addr_put(w);
-missed:
-	idx_count(missed);
+	idx_count(missed, 1);
+}
+
+/*
+ * @skc: a socket's own fields, or a copy of them, of @family (a request
+ * socket's is sk_family()'s).  A request socket's @cookie is tagged.
+ */
+static __always_inline void idx_insert_sock(const struct sock_common *skc,
+					    __u16 family, __u8 proto,
+					    __u64 cookie, __u64 netns)
+{
+	struct idx_entry e = { .proto = proto, .cookie = cookie };
+	struct idx_addr raddr;
+
+	if (!cookie || (family != AF_INET && family != AF_INET6))
+		return;
+	if (skc->skc_state == TCP_NEW_SYN_RECV)
+		e.cookie |= IDX_REQ;
+	e.netns = netns;
+	e.dev = skc->skc_bound_dev_if;
+	e.lport = skc->skc_num;
+	e.rport = bpf_ntohs(skc->skc_dport);
+	addr_of(e.laddr, family, skc->skc_rcv_saddr, &skc->skc_v6_rcv_saddr);
+	addr_of(raddr.addr, family, skc->skc_daddr, &skc->skc_v6_daddr);
+	idx_insert(&raddr, &e);
 }
 
 SEC("sockops")
 int idx_sockops(struct bpf_sock_ops *skops)
 {
-	struct idx_entry e = { .proto = IPPROTO_TCP };
-	struct idx_addr raddr;
+	struct bpf_sock_ops_kern *k;
+	struct sock_common skc;
 
 	switch (skops->op) {
 	case BPF_SOCK_OPS_TIMEOUT_INIT:
-		/* A request socket (a server's SYN_RECV), before its hashing. */
+		/* A request socket (a server's SYN_RECV), as it is hashed. */
 		if (skops->is_fullsock)
 			break;
-		goto insert;
+		/* fall through */
 	case BPF_SOCK_OPS_TCP_CONNECT_CB:
 	case BPF_SOCK_OPS_PASSIVE_ESTABLISHED_CB:
-		bpf_sock_ops_cb_flags_set(skops, skops->bpf_sock_ops_cb_flags |
-					  BPF_SOCK_OPS_STATE_CB_FLAG);
-insert:
-		e.netns = bpf_get_netns_cookie(skops);
-		e.cookie = bpf_get_socket_cookie(skops);
-		e.lport = skops->local_port;
-		e.rport = bpf_ntohl(skops->remote_port);
-		if (skops->family == AF_INET) {
-			map4(e.laddr, skops->local_ip4);
-			map4(raddr.addr, skops->remote_ip4);
-		} else {
-			__u32 l[4] = { skops->local_ip6[0], skops->local_ip6[1],
-				       skops->local_ip6[2], skops->local_ip6[3] };
-			__u32 r[4] = { skops->remote_ip6[0], skops->remote_ip6[1],
-				       skops->remote_ip6[2], skops->remote_ip6[3] };
-
-			__builtin_memcpy(e.laddr, l, 16);
-			__builtin_memcpy(raddr.addr, r, 16);
-		}
-		idx_insert(&raddr, &e);
-		break;
-	case BPF_SOCK_OPS_STATE_CB:
-		if (skops->args[1] == BPF_TCP_CLOSE)
-			idx_remove(bpf_get_socket_cookie(skops), NULL);
+		k = bpf_cast_to_kern_ctx(skops);
+		if (bpf_probe_read_kernel(&skc, sizeof(skc), &k->sk->__sk_common))
+			break;
+		idx_insert_sock(&skc, sk_family(&k->sk->__sk_common), IPPROTO_TCP,
+				bpf_get_socket_cookie(skops),
+				bpf_get_netns_cookie(skops));
 		break;
 	}
 	return 1;
 }
 
-/* @skc: the chained walk's socket, or a kprobe's copy of one. */
-static __always_inline void idx_insert_fields(const struct sock_common *skc,
-					      __u8 proto, __u64 cookie,
-					      __u64 netns)
+SEC("tp_btf/inet_sock_set_state")
+int BPF_PROG(idx_tcp_close, const struct sock *sk, int oldstate, int newstate)
 {
-	struct idx_entry e = { .proto = proto, .cookie = cookie };
-	struct idx_addr raddr;
+	if (newstate == TCP_CLOSE && sk->sk_protocol == IPPROTO_TCP)
+		idx_remove(sk->__sk_common.skc_cookie.counter);
+	return 0;
+}
 
-	e.netns = netns;
-	e.lport = skc->skc_num;
-	e.rport = bpf_ntohs(skc->skc_dport);
-	if (skc->skc_family != AF_INET && skc->skc_family != AF_INET6)
-		return;
-	addr_of(e.laddr, skc->skc_family, skc->skc_rcv_saddr,
-		&skc->skc_v6_rcv_saddr);
-	addr_of(raddr.addr, skc->skc_family, skc->skc_daddr, &skc->skc_v6_daddr);
-	idx_insert(&raddr, &e);
+SEC("kprobe/__reqsk_free")
+int BPF_KPROBE(idx_reqsk_free, struct request_sock *req)
+{
+	__u64 cookie = BPF_CORE_READ(req, __req_common.skc_cookie.counter);
+
+	if (cookie)
+		idx_remove(cookie | IDX_REQ);
+	return 0;
+}
+
+/*
+ * SO_BINDTODEVICE on a socket already indexed does not move it in the
+ * hash tables, and the lookup names no device: its entry is marked
+ * bound, whatever the device, so that reap_index neither looks it up nor
+ * prunes it, and auto walks instead.
+ */
+SEC("cgroup/setsockopt")
+int idx_bind(struct bpf_sockopt *ctx)
+{
+	struct bpf_sockopt_kern *k;
+	struct idx_sock_val *v;
+	struct idx_slot_key key = {};
+	struct idx_entry *e;
+	__u64 cookie;
+
+	if (ctx->level != SOL_SOCKET ||
+	    (ctx->optname != SO_BINDTODEVICE && ctx->optname != SO_BINDTOIFINDEX))
+		return 1;
+	k = bpf_cast_to_kern_ctx(ctx);
+	cookie = k->sk->__sk_common.skc_cookie.counter;
+	v = cookie ? bpf_map_lookup_elem(&idx_socks, &cookie) : NULL;
+	if (!v)
+		return 1;
+	key.addr = v->addr;
+	key.slot = v->slot;
+	e = bpf_map_lookup_elem(&idx_slots, &key);
+	if (e && e->cookie == cookie &&
+	    __sync_val_compare_and_swap(&e->dev, 0, IDX_DEV_SET) == 0)
+		idx_count(bound, 1);
+	return 1;
 }
 
 /*
@@ -171,17 +254,16 @@ SEC("kprobe/udp_lib_hash4")
 int BPF_KPROBE(idx_udp, struct sock *sk)
 {
 	struct sock_common skc;
-	__u64 cookie;
 
 	if (bpf_core_read(&skc, sizeof(skc), &sk->__sk_common))
 		return 0;
-	cookie = skc.skc_cookie.counter;
-	if (!cookie || skc.skc_state != TCP_ESTABLISHED) {
-		idx_count(missed);
+	if (!skc.skc_cookie.counter || skc.skc_state != TCP_ESTABLISHED) {
+		idx_count(missed, 1);
 		return 0;
 	}
-	idx_insert_fields(&skc, IPPROTO_UDP, cookie,
-			  BPF_CORE_READ(sk, __sk_common.skc_net.net, net_cookie));
+	idx_insert_sock(&skc, skc.skc_family, IPPROTO_UDP,
+			skc.skc_cookie.counter,
+			BPF_CORE_READ(sk, __sk_common.skc_net.net, net_cookie));
 	return 0;
 }
 
@@ -189,7 +271,7 @@ SEC("cgroup/sock_release")
 int idx_release(struct bpf_sock *sk)
 {
 	if (sk->protocol == IPPROTO_UDP)
-		idx_remove(bpf_get_socket_cookie(sk), NULL);
+		idx_remove(bpf_get_socket_cookie(sk));
 	return 1;
 }
 
@@ -210,9 +292,9 @@ static __always_inline void seed_netns(struct net *net, int proto)
 		if (proto == IPPROTO_TCP ? !(REAP_CONNECTED_STATES & (1U << (state & 31))) :
 					   state != TCP_ESTABLISHED)
 			continue;
-		idx_insert_fields(skc, proto, skc->skc_cookie.counter,
-				  net->net_cookie);
-		idx_count(seeded);
+		idx_insert_sock(skc, sk_family(skc), proto,
+				skc->skc_cookie.counter, net->net_cookie);
+		idx_count(seeded, 1);
 	}
 	bpf_iter_netns_sock_destroy(&it);
 }

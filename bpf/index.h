@@ -4,20 +4,51 @@
  * bpf/reap.bpf.c, whose reap_index reads it, and tools/index.c, which pins
  * it.  Addresses are 16 bytes, IPv4 as ::ffff:a.b.c.d; ports host order.
  *
- * Three hash maps, no lock: per remote address, one 64-bit word
- * {live:32, next:32} that an atomic add turns into a slot number; per
- * {address, slot}, the socket's namespace, tuple and cookie; per socket
- * cookie, its address and slot, for removal.  A reap of one address scans
- * [0, next): the sockets that address had since it last had none, not the
- * host's other sockets.
+ * Three hash maps and no lock, since kprobes may not take one:
+ *
+ *   idx_addrs  per remote address, one 64-bit word {dead, live, base,
+ *              next} changed only by compare and exchange: live entries,
+ *              and the window of ring positions [base, next) they were
+ *              given; the last entry to go marks it dead and deletes it.
+ *              The value repeats the address: hash elements are reused
+ *              at once, so an exchange that landed on one reused for
+ *              another address is seen, and undone
+ *   idx_slots  per {address, slot}, the socket's namespace, tuple, bound
+ *              device and cookie; slot = position % IDX_RING
+ *   idx_socks  per socket cookie, the slot it was given: a hint, for
+ *              removal by cookie
+ *
+ * Ownership: an entry belongs to whoever exchanges its cookie for 0;
+ * only that one deletes it and drops its address's live count, so a
+ * close, a lazy prune and a reconnect racing over one socket drop it
+ * once.  Cookies are never reused, so an exchange cannot hit a newer
+ * entry.  A request socket's entry holds its cookie with IDX_REQ set:
+ * its child socket inherits the cookie, and has an entry of its own
+ * that the request socket's free must not drop.  A reap of one address scans its window: at most IDX_RING slots,
+ * the sockets that address had since it last had none, not the host's
+ * other sockets.  What a lost race leaves (a duplicate entry, a hint to a
+ * dropped slot) is found by that scan and dropped, never reported twice.
  */
 #ifndef NETNS_REAP_INDEX_H
 #define NETNS_REAP_INDEX_H
 
 #define IDX_MAX_SOCKS	(1 << 20)	/* indexed sockets, and addresses */
+#define IDX_RING	IDX_MAX_SOCKS	/* slots of one address */
+#define IDX_POS_BITS	21		/* positions run mod 2 * IDX_RING */
+#define IDX_POS_MASK	((1ULL << IDX_POS_BITS) - 1)
+#define IDX_LIVE_SHIFT	(2 * IDX_POS_BITS)
+#define IDX_DEAD	(1ULL << 63)
+#define IDX_TRIES	64		/* compare-and-exchange attempts */
+#define IDX_REQ		(1ULL << 63)	/* in a request socket's cookie */
+#define IDX_DEV_SET	0xffffffffU	/* bound by SO_BINDTODEVICE since */
 
 struct idx_addr {
 	__u8	addr[16];
+};
+
+struct idx_head {
+	__u64	word;			/* idx_word() */
+	struct idx_addr addr;		/* its key */
 };
 
 struct idx_slot_key {
@@ -27,8 +58,10 @@ struct idx_slot_key {
 
 struct idx_entry {
 	__u64	netns;			/* namespace cookie */
-	__u64	cookie;			/* socket cookie */
+	__u64	cookie;			/* socket cookie (| IDX_REQ); 0: dropped */
 	__u8	laddr[16];
+	__u64	dev;			/* bound device (SO_BINDTODEVICE, VRF),
+					 * or IDX_DEV_SET; 64 bits to exchange */
 	__u16	lport;
 	__u16	rport;
 	__u8	proto;			/* IPPROTO_TCP or IPPROTO_UDP */
@@ -45,9 +78,38 @@ struct idx_sock_val {
 struct idx_stats {
 	__u64	inserted;
 	__u64	removed;
-	__u64	missed;		/* a map was full: the socket is not indexed */
+	__u64	missed;		/* not indexed: a map was full, or contention */
 	__u64	seeded;		/* entries the start-up walk made */
+	__u64	bound;		/* entries now of sockets bound to a device */
 };
+
+/* The fields of an address word. */
+static inline __u64 idx_live(__u64 w)
+{
+	return (w & ~IDX_DEAD) >> IDX_LIVE_SHIFT;
+}
+
+static inline __u64 idx_base(__u64 w)
+{
+	return (w >> IDX_POS_BITS) & IDX_POS_MASK;
+}
+
+static inline __u64 idx_next(__u64 w)
+{
+	return w & IDX_POS_MASK;
+}
+
+/* Positions in the window of @w, at most IDX_RING. */
+static inline __u64 idx_window(__u64 w)
+{
+	return (idx_next(w) - idx_base(w)) & IDX_POS_MASK;
+}
+
+static inline __u64 idx_word(__u64 live, __u64 base, __u64 next)
+{
+	return live << IDX_LIVE_SHIFT | (base & IDX_POS_MASK) << IDX_POS_BITS |
+	       (next & IDX_POS_MASK);
+}
 
 #ifdef __BPF__
 /*
@@ -59,7 +121,7 @@ struct {
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, IDX_MAX_SOCKS);
 	__type(key, struct idx_addr);
-	__type(value, __u64);		/* live << 32 | next */
+	__type(value, struct idx_head);
 } idx_addrs SEC(".maps");
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -82,52 +144,132 @@ struct {
 	__type(value, struct idx_stats);
 } idx_stats SEC(".maps");
 
-/* One more in idx_stats' @field. */
-#define idx_count(field)						\
+/* Add @n to idx_stats' @field. */
+#define idx_count(field, n)						\
 	do {								\
 		__u32 zero_ = 0;					\
 		struct idx_stats *st_ =					\
 			bpf_map_lookup_elem(&idx_stats, &zero_);	\
 									\
 		if (st_)						\
-			__sync_fetch_and_add(&st_->field, 1);		\
+			__sync_fetch_and_add(&st_->field, n);		\
 	} while (0)
 
 /*
- * An entry of address word @w goes: live drops by one, and when it was the
- * last, the whole word returns to 0 by a compare and exchange, so that an
- * insert racing the reset keeps its slot.
+ * One entry of the address of @h goes: live drops by one; the last marks
+ * the word dead, so that no insert takes it again, and deletes it.  The
+ * caller holds one of its live entries, so @h is still that address's.
  */
-static __always_inline void idx_addr_put(__u64 *w)
+static __always_inline void idx_head_put(struct idx_head *h)
 {
-	__u64 old = __sync_fetch_and_add(w, -(1ULL << 32));
+	struct idx_addr a = h->addr;
+	__u64 old, new;
+	int i;
 
-	if ((old >> 32) == 1)
-		__sync_val_compare_and_swap(w, old - (1ULL << 32), 0);
+	bpf_for(i, 0, IDX_TRIES) {
+		old = *(volatile __u64 *)&h->word;
+		new = idx_live(old) == 1 ? IDX_DEAD :
+		      idx_word(idx_live(old) - 1, idx_base(old), idx_next(old));
+		if (__sync_val_compare_and_swap(&h->word, old, new) != old)
+			continue;
+		if (new == IDX_DEAD)
+			bpf_map_delete_elem(&idx_addrs, &a);
+		return;
+	}
+}
+
+static __always_inline void idx_addr_put(const struct idx_addr *a)
+{
+	struct idx_head *h = bpf_map_lookup_elem(&idx_addrs, a);
+
+	if (h)
+		idx_head_put(h);
 }
 
 /*
- * Drop socket @cookie's entry; with @slot set, only if it is still that
- * entry (a lazy prune racing a reconnect must not drop the new one).
+ * Drop the entry at @key if it is still socket @cookie's: the exchange of
+ * its cookie for 0 makes this caller its owner.  True if it was dropped.
  */
-static __always_inline void idx_remove(__u64 cookie, const __u32 *slot)
+static __always_inline bool idx_slot_drop(const struct idx_slot_key *key,
+					  __u64 cookie)
 {
-	struct idx_slot_key sk = {};
+	struct idx_entry *e = bpf_map_lookup_elem(&idx_slots, key);
+	__u64 dev;
+
+	if (!e || !cookie ||
+	    __sync_val_compare_and_swap(&e->cookie, cookie, 0) != cookie)
+		return false;
+	dev = e->dev;
+	bpf_map_delete_elem(&idx_slots, key);
+	idx_addr_put(&key->addr);
+	idx_count(removed, 1);
+	if (dev)
+		idx_count(bound, -1);
+	return true;
+}
+
+/* Socket @cookie is gone: drop its entry and its hint. */
+static __always_inline void idx_remove(__u64 cookie)
+{
+	struct idx_sock_val *v = bpf_map_lookup_elem(&idx_socks, &cookie);
+	struct idx_slot_key key = {};
+
+	if (!v)
+		return;
+	key.addr = v->addr;
+	key.slot = v->slot;
+	idx_slot_drop(&key, cookie);
+	bpf_map_delete_elem(&idx_socks, &cookie);
+}
+
+/* A stale entry at @key, of socket @cookie: drop it, and its hint. */
+static __always_inline bool idx_prune(const struct idx_slot_key *key,
+				      __u64 cookie)
+{
 	struct idx_sock_val *v;
-	__u64 *w;
+
+	if (!idx_slot_drop(key, cookie))
+		return false;
+	v = bpf_map_lookup_elem(&idx_socks, &cookie);
+	if (v && v->slot == key->slot &&
+	    !__builtin_memcmp(v->addr.addr, key->addr.addr, 16))
+		bpf_map_delete_elem(&idx_socks, &cookie);
+	return true;
+}
+
+/*
+ * The entry at @key, of socket @cookie, which a lookup just found: true if
+ * it is the socket's own entry, the one its hint names (a hint lost in a
+ * race is made again); false for a duplicate, which an insert racing
+ * another over the same socket left, and which the caller drops.
+ */
+static __always_inline bool idx_owns(const struct idx_slot_key *key,
+				     __u64 cookie)
+{
+	struct idx_sock_val val = { .addr = key->addr, .slot = key->slot };
+	struct idx_slot_key hinted = {};
+	struct idx_sock_val *v;
+	struct idx_entry *e;
 
 	v = bpf_map_lookup_elem(&idx_socks, &cookie);
-	if (!v || (slot && v->slot != *slot))
-		return;
-	sk.addr = v->addr;
-	sk.slot = v->slot;
-	if (bpf_map_delete_elem(&idx_socks, &cookie))
-		return;		/* another CPU removed it first */
-	bpf_map_delete_elem(&idx_slots, &sk);
-	idx_count(removed);
-	w = bpf_map_lookup_elem(&idx_addrs, &sk.addr);
-	if (w)
-		idx_addr_put(w);
+	if (!v) {
+		/* Lost in a race; or its socket closed since the lookup. */
+		bpf_map_update_elem(&idx_socks, &cookie, &val, BPF_NOEXIST);
+		e = bpf_map_lookup_elem(&idx_slots, key);
+		if (!e || e->cookie != cookie)
+			bpf_map_delete_elem(&idx_socks, &cookie);
+		return true;
+	}
+	if (v->slot == key->slot &&
+	    !__builtin_memcmp(v->addr.addr, key->addr.addr, 16))
+		return true;
+	hinted.addr = v->addr;
+	hinted.slot = v->slot;
+	e = bpf_map_lookup_elem(&idx_slots, &hinted);
+	if (e && e->cookie == cookie)
+		return false;
+	bpf_map_update_elem(&idx_socks, &cookie, &val, BPF_ANY);
+	return true;
 }
 #endif /* __BPF__ */
 

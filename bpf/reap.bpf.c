@@ -144,7 +144,7 @@ static __always_inline int reap_one(struct sock_common *skc, __u8 proto,
 		return 0;
 	counts.seen++;
 
-	rec.family = skc->skc_family;
+	rec.family = sk_family(skc);
 	if (rec.family != AF_INET && rec.family != AF_INET6)
 		return 0;
 	addr_of(rec.saddr, rec.family, skc->skc_rcv_saddr, &skc->skc_v6_rcv_saddr);
@@ -273,78 +273,113 @@ int reap_chained(struct bpf_iter__netns *ctx)
 }
 
 /*
- * The index mode: no walk.  For each dst word (an exact address), the
- * entries the index holds for that remote address are looked up one by
- * one in their namespace by tuple, and those still there with the cookie
- * recorded go through reap_one.  An entry whose lookup finds no socket,
- * or a socket with another cookie (its tuple reused), is stale: it is
- * pruned and nothing is destroyed.  seen counts the sockets found.
+ * The index mode: no walk.  For each dst address, the entries the index
+ * holds for it are looked up one by one in their namespace by tuple, and
+ * those still there with the cookie recorded go through reap_one.  An
+ * entry whose lookup finds no socket, or a socket with another cookie
+ * (its tuple reused), is stale: it is pruned and nothing is destroyed.
+ * An entry of a socket bound to a device is not looked up, since the
+ * lookup names no device: counted in index_unreachable, kept.  seen
+ * counts the sockets found.
  */
-static __always_inline void reap_entry(const struct idx_addr *raddr,
-				       __u32 slot)
+static __always_inline void reap_entry(const struct idx_slot_key *key)
 {
-	struct idx_slot_key key = { .addr = *raddr, .slot = slot };
 	struct bpf_sock_tuple t = {};
 	struct sock_common *skc;
 	struct idx_entry e, *ep;
 	static const __u8 mapped[12] = { [10] = 0xff, [11] = 0xff };
 	__u32 sz;
 
-	ep = bpf_map_lookup_elem(&idx_slots, &key);
+	ep = bpf_map_lookup_elem(&idx_slots, key);
 	if (!ep)
 		return;
 	e = *ep;
-	if (!(cfg_protos & (e.proto == IPPROTO_TCP ? 1 : 2)))
+	if (!e.cookie || !(cfg_protos & (e.proto == IPPROTO_TCP ? 1 : 2)))
 		return;
 	counts.index_entries++;
+	if (e.dev) {
+		if ((!cfg_netns || e.netns == cfg_netns) &&
+		    (!cfg_dport || e.rport == cfg_dport) &&
+		    (!cfg_sport || e.lport == cfg_sport))
+			counts.index_unreachable++;
+		return;
+	}
 	if (!__builtin_memcmp(e.laddr, mapped, 12) &&
-	    !__builtin_memcmp(raddr->addr, mapped, 12)) {
-		__builtin_memcpy(&t.ipv4.saddr, raddr->addr + 12, 4);
+	    !__builtin_memcmp(key->addr.addr, mapped, 12)) {
+		__builtin_memcpy(&t.ipv4.saddr, key->addr.addr + 12, 4);
 		__builtin_memcpy(&t.ipv4.daddr, e.laddr + 12, 4);
 		t.ipv4.sport = bpf_htons(e.rport);
 		t.ipv4.dport = bpf_htons(e.lport);
 		sz = sizeof(t.ipv4);
 	} else {
-		__builtin_memcpy(t.ipv6.saddr, raddr->addr, 16);
+		__builtin_memcpy(t.ipv6.saddr, key->addr.addr, 16);
 		__builtin_memcpy(t.ipv6.daddr, e.laddr, 16);
 		t.ipv6.sport = bpf_htons(e.rport);
 		t.ipv6.dport = bpf_htons(e.lport);
 		sz = sizeof(t.ipv6);
 	}
 	skc = bpf_sock_lookup_netns(e.netns, &t, sz, e.proto, 0);
-	if (skc && skc->skc_cookie.counter == e.cookie) {
-		reap_one(skc, e.proto, NULL, true);
+	/* A request socket's child inherits its cookie: tell them apart. */
+	if (skc && skc->skc_cookie.counter == (e.cookie & ~IDX_REQ) &&
+	    !(e.cookie & IDX_REQ) == (skc->skc_state != TCP_NEW_SYN_RECV)) {
+		if (idx_owns(key, e.cookie))
+			reap_one(skc, e.proto, NULL, true);
+		else
+			idx_slot_drop(key, e.cookie);	/* a duplicate */
 		bpf_sock_release(skc);
 		return;
 	}
 	if (skc)
 		bpf_sock_release(skc);
-	counts.index_pruned++;
-	idx_remove(e.cookie, &slot);
+	if (idx_prune(key, e.cookie))
+		counts.index_pruned++;
+}
+
+/* Whether dst word @i repeats the address of one before it. */
+static __always_inline bool dst_seen(__u32 i, const __u8 *addr)
+{
+	struct reap_addr_filter *f;
+	__u32 j;
+
+	bpf_for(j, 0, i) {
+		__u32 key = j;
+
+		f = bpf_map_lookup_elem(&dsts, &key);
+		if (f && !__builtin_memcmp(f->addr, addr, 16))
+			return true;
+	}
+	return false;
 }
 
 SEC("syscall")
 int reap_index(void *ctx)
 {
 	struct reap_addr_filter *f;
-	struct idx_addr raddr;
-	__u64 *w;
-	__u32 i, next;
-	int s;
+	struct idx_slot_key key;
+	struct idx_head *h;
+	__u64 word;
+	__u32 i;
+	int pos;
 
 	bpf_for(i, 0, cfg_n_dst < REAP_MAX_DST ? cfg_n_dst : REAP_MAX_DST) {
-		__u32 key = i;
+		__u32 k = i;
 
-		f = bpf_map_lookup_elem(&dsts, &key);
-		if (!f)
-			break;
-		__builtin_memcpy(raddr.addr, f->addr, 16);
-		w = bpf_map_lookup_elem(&idx_addrs, &raddr);
-		if (!w)
+		f = bpf_map_lookup_elem(&dsts, &k);
+		if (!f || dst_seen(i, f->addr))
 			continue;
-		next = (__u32)*w;
-		bpf_for(s, 0, next)
-			reap_entry(&raddr, s);
+		__builtin_memcpy(key.addr.addr, f->addr, 16);
+		h = bpf_map_lookup_elem(&idx_addrs, &key.addr);
+		if (!h)
+			continue;
+		word = *(volatile __u64 *)&h->word;
+		if ((word & IDX_DEAD) || __builtin_memcmp(h->addr.addr, f->addr, 16))
+			continue;
+		counts.index_slots += idx_window(word);
+		bpf_for(pos, (int)idx_base(word),
+			(int)(idx_base(word) + idx_window(word))) {
+			key.slot = pos & (IDX_RING - 1);
+			reap_entry(&key);
+		}
 	}
 	return 0;
 }

@@ -8,6 +8,8 @@
 #ifndef NETNS_REAP_SOCK_H
 #define NETNS_REAP_SOCK_H
 
+#include <bpf/bpf_core_read.h>
+
 #define AF_INET		2
 #define AF_INET6	10
 
@@ -32,6 +34,19 @@ extern int bpf_iter_netns_sock_err(struct bpf_iter_netns_sock *it__iter) __ksym 
 	 (1U << TCP_FIN_WAIT2) | (1U << TCP_CLOSE_WAIT) |		\
 	 (1U << TCP_LAST_ACK) | (1U << TCP_CLOSING) |			\
 	 (1U << TCP_NEW_SYN_RECV))
+
+/*
+ * The family of @skc's addresses.  A request socket has its listener's
+ * family, but one made by an IPv4 SYN on an IPv6 listener holds IPv4
+ * addresses only; its rsk_ops tell.
+ */
+static __always_inline __u16 sk_family(const struct sock_common *skc)
+{
+	if (skc->skc_state == TCP_NEW_SYN_RECV)
+		return BPF_CORE_READ((const struct request_sock *)skc, rsk_ops,
+				     family);
+	return skc->skc_family;
+}
 
 static __always_inline void map4(__u8 out[16], __be32 v4)
 {
