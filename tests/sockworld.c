@@ -5,6 +5,7 @@
  *   sockworld OUTDIR NETNS...
  *   sockworld --time-wait NETNS
  *   sockworld --crowd OUTDIR NETNS N
+ *   sockworld --moves OUTDIR NETNS
  *
  * In each named namespace (/run/netns/NAME) it opens, from this one
  * process (setns() into the namespace, back to its own after each):
@@ -30,6 +31,14 @@
  * (SO_REUSEPORT) in NETNS: N sockets in one bucket of each hash, more
  * than an iterator's first batch holds.  It writes OUTDIR/ready and waits
  * for SIGTERM.
+ *
+ * With --moves it holds, in NETNS, a UDP socket connected to
+ * 127.0.0.3:6000 and a TCP connection to 127.0.0.5:6002 whose three
+ * sockets are bound to lo (SO_BINDTODEVICE).  It writes OUTDIR/cookie,
+ * the UDP socket's SO_COOKIE, then OUTDIR/stage "1"; each SIGUSR1 moves
+ * the UDP socket on and writes the next stage: 2 reconnected to
+ * 127.0.0.4:6001, 3 disconnected (AF_UNSPEC), 4 connected to
+ * 127.0.0.3:6000 again, 5 closed.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -263,6 +272,60 @@ static void write_file(const char *dir, const char *name, const char *text)
 		die(path);
 }
 
+static void bind_lo(int fd)
+{
+	if (setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, "lo", 3))
+		die("SO_BINDTODEVICE");
+}
+
+static void moves(const char *dir, sigset_t *wait)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int u, l, c, stage;
+	unsigned long long cookie;
+	char text[32];
+
+	l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	c = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (l < 0 || c < 0)
+		die("socket");
+	bind_lo(l);
+	bind_lo(c);
+	len = sa(&ss, AF_INET, "127.0.0.5", 6002);
+	if (bind(l, (void *)&ss, len) || listen(l, 8) ||
+	    connect(c, (void *)&ss, len) || accept4(l, NULL, NULL, SOCK_CLOEXEC) < 0)
+		die("bound connection");
+	u = sock_connected(AF_INET, SOCK_DGRAM, "127.0.0.3", 6000);
+	len = sizeof(cookie);
+	if (getsockopt(u, SOL_SOCKET, SO_COOKIE, &cookie, &len))
+		die("SO_COOKIE");
+	snprintf(text, sizeof(text), "%llu\n", cookie);
+	write_file(dir, "cookie", text);
+	for (stage = 1;; stage++) {
+		snprintf(text, sizeof(text), "%d\n", stage);
+		write_file(dir, "stage", text);
+		do
+			sigsuspend(wait);
+		while (!check_requested);
+		check_requested = 0;
+		if (stage == 1) {
+			len = sa(&ss, AF_INET, "127.0.0.4", 6001);
+		} else if (stage == 2) {
+			memset(&ss, 0, sizeof(ss));
+			ss.ss_family = AF_UNSPEC;
+			len = sizeof(ss);
+		} else if (stage == 3) {
+			len = sa(&ss, AF_INET, "127.0.0.3", 6000);
+		} else {
+			close(u);
+			continue;
+		}
+		if (connect(u, (void *)&ss, len))
+			die("reconnect");
+	}
+}
+
 int main(int argc, char **argv)
 {
 	char path[4096], tmp[4096];
@@ -288,13 +351,18 @@ int main(int argc, char **argv)
 			pause();
 	}
 	if (argc < 3) {
-		fprintf(stderr, "usage: sockworld OUTDIR NETNS... | sockworld --time-wait NETNS | sockworld --crowd OUTDIR NETNS N\n");
+		fprintf(stderr, "usage: sockworld OUTDIR NETNS... | sockworld --time-wait NETNS | sockworld --crowd OUTDIR NETNS N | sockworld --moves OUTDIR NETNS\n");
 		return 2;
 	}
 	sigemptyset(&block);
 	sigaddset(&block, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &block, &old);
 	signal(SIGUSR1, on_usr1);
+	if (argc == 4 && !strcmp(argv[1], "--moves")) {
+		enter(open_netns(argv[3]));
+		lo_up();
+		moves(argv[2], &old);
+	}
 	self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (self < 0)
 		die("/proc/self/ns/net");

@@ -21,6 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -42,7 +45,7 @@ static const char *const map_pins[] = {
 };
 static const char *const link_pins[] = {
 	"link_sockops", "link_cookie4", "link_cookie6", "link_udp",
-	"link_release",
+	"link_release", "link_tcp_close", "link_reqsk_free", "link_bind",
 };
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -85,12 +88,64 @@ static int read_idx_stats(struct idx_stats *st)
 	return err;
 }
 
-/* Whether the running index failed to record a socket (a map was full). */
-bool index_missed(void)
+/*
+ * Runs of the program of pinned link @name that the kernel skipped because
+ * another tracing program ran on the CPU (bpf_prog_info.recursion_misses).
+ */
+static __u64 link_misses(const char *name)
+{
+	struct bpf_link_info link = {};
+	struct bpf_prog_info prog = {};
+	__u32 len = sizeof(link);
+	char path[256];
+	__u64 misses = 0;
+	int fd, pfd;
+
+	snprintf(path, sizeof(path), PIN_DIR "/%s", name);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return 0;
+	if (!bpf_link_get_info_by_fd(fd, &link, &len)) {
+		if (link.type == BPF_LINK_TYPE_PERF_EVENT &&
+		    link.perf_event.type == BPF_PERF_EVENT_KPROBE)
+			misses += link.perf_event.kprobe.missed;
+		pfd = bpf_prog_get_fd_by_id(link.prog_id);
+		len = sizeof(prog);
+		if (pfd >= 0 && !bpf_prog_get_info_by_fd(pfd, &prog, &len))
+			misses += prog.recursion_misses;
+		if (pfd >= 0)
+			close(pfd);
+	}
+	close(fd);
+	return misses;
+}
+
+/*
+ * Why the running index may lack a socket that exists, or NULL: a map
+ * was full, the UDP kprobe was skipped, or a socket is bound to a device,
+ * which the lookup cannot name.  auto then walks instead.
+ */
+/* Sockets the running index failed to record, or -1 if it cannot tell. */
+long long index_missed(void)
 {
 	struct idx_stats st;
 
-	return read_idx_stats(&st) || st.missed;
+	if (read_idx_stats(&st))
+		return -1;
+	return st.missed + link_misses("link_udp");
+}
+
+const char *index_incomplete(void)
+{
+	struct idx_stats st;
+
+	if (read_idx_stats(&st))
+		return "its counters cannot be read";
+	if (index_missed())
+		return "it missed sockets (see 'netns-reap index status')";
+	if (st.bound)
+		return "it holds sockets bound to a device, which its lookup cannot name";
+	return NULL;
 }
 
 /* Unpin everything in @dir and remove it; 0 if it was not there. */
@@ -206,16 +261,44 @@ int index_use_maps(struct reap_bpf *skel)
 	return 0;
 }
 
-/* The counters, the entries and the bytes of the maps of the index. */
-static int read_stats(struct idx_stats *st, __u64 *entries, __u64 *mem)
+/* Keys of map @fd, whose keys are @size bytes, at most 64. */
+static __u64 count_keys(int fd, size_t size)
 {
+	char key[64], next[64];
+	void *prev = NULL;
+	__u64 n = 0;
+
+	while (size <= sizeof(key) && !bpf_map_get_next_key(fd, prev, next)) {
+		n++;
+		memcpy(key, next, size);
+		prev = key;
+	}
+	return n;
+}
+
+struct idx_status {
+	struct idx_stats st;
+	__u64	entries;	/* idx_socks: indexed sockets */
+	__u64	addrs;		/* idx_addrs: remote addresses */
+	__u64	slots;		/* idx_slots: entries, duplicates included */
+	__u64	prog_misses;	/* tracing programs' skipped runs */
+	__u64	mem;		/* the maps' bytes */
+};
+
+/* The counters, the entries and the bytes of the maps of the index. */
+static int read_stats(struct idx_status *s)
+{
+	static const size_t key_size[] = {
+		sizeof(struct idx_addr), sizeof(struct idx_slot_key),
+		sizeof(__u64), 0,
+	};
+	__u64 *count[] = { &s->addrs, &s->slots, &s->entries, NULL };
 	char path[256], line[256];
 	unsigned int i;
-	__u64 key, next, *prev = NULL;
 	int fd;
 
-	*entries = 0;
-	*mem = 0;
+	for (i = 0; i < ARRAY_SIZE(link_pins); i++)
+		s->prog_misses += link_misses(link_pins[i]);
 	for (i = 0; i < ARRAY_SIZE(map_pins); i++) {
 		FILE *f;
 
@@ -229,30 +312,25 @@ static int read_stats(struct idx_stats *st, __u64 *entries, __u64 *mem)
 			unsigned long long v;
 
 			if (sscanf(line, "memlock: %llu", &v) == 1)
-				*mem += v;
+				s->mem += v;
 		}
 		if (f)
 			fclose(f);
-		while (!strcmp(map_pins[i], "idx_socks") &&
-		       !bpf_map_get_next_key(fd, prev, &next)) {
-			(*entries)++;
-			key = next;
-			prev = &key;
-		}
+		if (count[i])
+			*count[i] = count_keys(fd, key_size[i]);
 		close(fd);
 	}
-	return read_idx_stats(st);
+	return read_idx_stats(&s->st);
 }
 
 static int index_status(void)
 {
-	struct idx_stats st = {};
-	__u64 entries = 0, mem = 0;
+	struct idx_status s = {};
 	bool running = index_running();
 	int err;
 
 	if (running) {
-		err = read_stats(&st, &entries, &mem);
+		err = read_stats(&s);
 		if (err) {
 			p_err("cannot read the index in %s: %s", PIN_DIR, strerror(-err));
 			return EXIT_ERROR;
@@ -263,21 +341,29 @@ static int index_status(void)
 		jsonw_bool_field(json_wtr, "running", running);
 		jsonw_string_field(json_wtr, "pin_dir", PIN_DIR);
 		if (running) {
-			jsonw_uint_field(json_wtr, "entries", entries);
-			jsonw_uint_field(json_wtr, "inserted", st.inserted);
-			jsonw_uint_field(json_wtr, "removed", st.removed);
-			jsonw_uint_field(json_wtr, "seeded", st.seeded);
-			jsonw_uint_field(json_wtr, "missed", st.missed);
-			jsonw_uint_field(json_wtr, "map_bytes", mem);
+			jsonw_uint_field(json_wtr, "entries", s.entries);
+			jsonw_uint_field(json_wtr, "slots", s.slots);
+			jsonw_uint_field(json_wtr, "addresses", s.addrs);
+			jsonw_uint_field(json_wtr, "bound", s.st.bound);
+			jsonw_uint_field(json_wtr, "inserted", s.st.inserted);
+			jsonw_uint_field(json_wtr, "removed", s.st.removed);
+			jsonw_uint_field(json_wtr, "seeded", s.st.seeded);
+			jsonw_uint_field(json_wtr, "missed", s.st.missed);
+			jsonw_uint_field(json_wtr, "prog_misses", s.prog_misses);
+			jsonw_uint_field(json_wtr, "map_bytes", s.mem);
 		}
 		jsonw_end_object(json_wtr);
 	} else if (running) {
-		printf("index running (%s): %llu entries; %llu inserted, %llu removed, %llu seeded, %llu missed; maps %llu bytes\n",
-		       PIN_DIR, (unsigned long long)entries,
-		       (unsigned long long)st.inserted,
-		       (unsigned long long)st.removed,
-		       (unsigned long long)st.seeded,
-		       (unsigned long long)st.missed, (unsigned long long)mem);
+		printf("index running (%s): %llu entries (%llu slots, %llu addresses, %llu bound to a device); %llu inserted, %llu removed, %llu seeded, %llu missed, %llu program runs skipped; maps %llu bytes\n",
+		       PIN_DIR, (unsigned long long)s.entries,
+		       (unsigned long long)s.slots, (unsigned long long)s.addrs,
+		       (unsigned long long)s.st.bound,
+		       (unsigned long long)s.st.inserted,
+		       (unsigned long long)s.st.removed,
+		       (unsigned long long)s.st.seeded,
+		       (unsigned long long)s.st.missed,
+		       (unsigned long long)s.prog_misses,
+		       (unsigned long long)s.mem);
 	} else {
 		printf("index not running\n");
 	}
@@ -306,6 +392,41 @@ static int index_stop(void)
 	return EXIT_OK;
 }
 
+/*
+ * Whether the UDP kprobe sees a connect of @family on this kernel: a
+ * compiler may inline udp_lib_hash4() into a caller, where no kprobe
+ * fires.  -1 if no connect could be made here to tell.
+ */
+static int udp_hook_fires(struct index_bpf *skel, int family)
+{
+	struct sockaddr_storage ss = { .ss_family = family };
+	struct sockaddr_in *in = (void *)&ss;
+	struct sockaddr_in6 *in6 = (void *)&ss;
+	struct idx_sock_val v;
+	__u64 cookie;
+	socklen_t len = sizeof(cookie);
+	int fd, found;
+
+	if (family == AF_INET) {
+		in->sin_port = htons(9);
+		in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	} else {
+		in6->sin6_port = htons(9);
+		in6->sin6_addr = in6addr_loopback;
+	}
+	fd = socket(family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (void *)&ss, family == AF_INET ? sizeof(*in) : sizeof(*in6)) ||
+	    getsockopt(fd, SOL_SOCKET, SO_COOKIE, &cookie, &len)) {
+		close(fd);
+		return -1;
+	}
+	found = !bpf_map_lookup_elem(bpf_map__fd(skel->maps.idx_socks), &cookie, &v);
+	close(fd);
+	return found;
+}
+
 /* Attach, seed and pin into @tmp; the caller renames or removes it. */
 static int index_attach(struct index_bpf *skel, int cg_fd, const char *tmp)
 {
@@ -320,6 +441,9 @@ static int index_attach(struct index_bpf *skel, int cg_fd, const char *tmp)
 	links[2] = bpf_program__attach_cgroup(skel->progs.idx_cookie6, cg_fd);
 	links[3] = bpf_program__attach(skel->progs.idx_udp);
 	links[4] = bpf_program__attach_cgroup(skel->progs.idx_release, cg_fd);
+	links[5] = bpf_program__attach(skel->progs.idx_tcp_close);
+	links[6] = bpf_program__attach(skel->progs.idx_reqsk_free);
+	links[7] = bpf_program__attach_cgroup(skel->progs.idx_bind, cg_fd);
 	for (i = 0; i < ARRAY_SIZE(links); i++) {
 		if (!links[i]) {
 			err = -errno;
@@ -327,6 +451,11 @@ static int index_attach(struct index_bpf *skel, int cg_fd, const char *tmp)
 			      link_pins[i] + 5, strerror(-err));
 			goto out;
 		}
+	}
+	if (!udp_hook_fires(skel, AF_INET) || !udp_hook_fires(skel, AF_INET6)) {
+		err = -ENOTSUP;
+		p_err("the index's kprobe on udp_lib_hash4() did not see a UDP connect on loopback: this kernel inlines it somewhere, so the index would miss UDP sockets");
+		goto out;
 	}
 	/* The hooks run already: the seed misses nothing between. */
 	seed = bpf_program__attach_iter(skel->progs.idx_seed, NULL);
@@ -408,6 +537,12 @@ static int index_start(void)
 		p_err("cannot open the root cgroup %s: %s", cg, strerror(errno));
 		return EXIT_ERROR;
 	}
+	/* Every cgroup has cgroup.type but the root. */
+	if (!faccessat(cg_fd, "cgroup.type", F_OK, 0)) {
+		p_err("the cgroup2 mount %s is not the host's root cgroup (a cgroup namespace's?): the index would miss the sockets of the cgroups outside it; run from the host's cgroup namespace",
+		      cg);
+		goto out;
+	}
 	skel = index_bpf__open_and_load();
 	if (!skel) {
 		err = -errno;
@@ -423,10 +558,19 @@ static int index_start(void)
 	err = index_attach(skel, cg_fd, tmp);
 	if (!err && rename(tmp, PIN_DIR)) {
 		err = -errno;
-		p_err("cannot rename %s to %s: %s", tmp, PIN_DIR, strerror(-err));
+		/* Another start renamed its own first: this one stands down. */
+		if (err != -ENOTEMPTY && err != -EEXIST)
+			p_err("cannot rename %s to %s: %s", tmp, PIN_DIR, strerror(-err));
 	}
 	if (err) {
 		unpin_dir(tmp);
+		if ((err == -ENOTEMPTY || err == -EEXIST) && index_running()) {
+			ret = EXIT_OK;
+			report_start(false);
+		} else if (err == -ENOTEMPTY || err == -EEXIST) {
+			p_err("%s holds something else than a running index (an older netns-reap's?): remove it with 'netns-reap index stop'",
+			      PIN_DIR);
+		}
 		goto out;
 	}
 	ret = EXIT_OK;

@@ -72,7 +72,8 @@ const char *mode_missing(const struct features *f, enum reap_mode m);
 /* index.c */
 struct reap_bpf;
 bool index_running(void);
-bool index_missed(void);
+const char *index_incomplete(void);
+long long index_missed(void);
 int index_use_maps(struct reap_bpf *skel);
 
 /* The verbs: argc/argv are the words after the verb. */

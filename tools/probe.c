@@ -3,8 +3,10 @@
  * What the running kernel and process can do, from the kernel's BTF and
  * the effective capabilities; and the probe verb, which says it per mode.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
@@ -54,6 +56,18 @@ void probe_features(struct features *f)
 }
 
 /* Why @m cannot run here, or NULL if it can. */
+/*
+ * CAP_SYS_ADMIN in the initial user namespace, as the kernel judges it
+ * (capable()), which is what BPF_PROG_GET_NEXT_ID asks; root in a user
+ * namespace has CAP_SYS_ADMIN in CapEff too.
+ */
+static bool init_sys_admin(void)
+{
+	__u32 id;
+
+	return bpf_prog_get_next_id(0, &id) != -EPERM;
+}
+
 const char *mode_missing(const struct features *f, enum reap_mode m)
 {
 	if (!f->btf)
@@ -73,7 +87,7 @@ const char *mode_missing(const struct features *f, enum reap_mode m)
 	case REAP_MODE_GLOBAL:
 		if (!f->global)
 			return "kernel feature: no whole-host socket iterator (BPF_SOCK_ITER_ALL_NETNS, netns-iter patches)";
-		if (!have_cap(21))
+		if (!init_sys_admin())
 			return "missing capability: the whole-host walk shows every namespace, so it needs CAP_SYS_ADMIN in the initial user namespace";
 		return NULL;
 	case REAP_MODE_CHAINED:
@@ -86,7 +100,7 @@ const char *mode_missing(const struct features *f, enum reap_mode m)
 			return "kernel feature: no bpf_sock_lookup_netns() kfunc (netns-iter patch \"bpf: look up and destroy sockets from syscall programs\")";
 		if (!f->chained)
 			return "kernel feature: no bpf_iter_netns_sock_* kfuncs, which seed the index with the sockets that exist when it starts";
-		if (!have_cap(21))
+		if (!init_sys_admin())
 			return "missing capability: the index spans every namespace, so it needs CAP_SYS_ADMIN in the initial user namespace";
 		return NULL;
 	default:

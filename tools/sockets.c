@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -301,6 +302,12 @@ static void print_json(const struct reap_walk *w, enum reap_mode m, bool kill,
 	jsonw_uint_field(json_wtr, "left_alone", c->left_alone);
 	jsonw_uint_field(json_wtr, "destroyed", c->destroyed);
 	jsonw_uint_field(json_wtr, "failed", c->failed);
+	if (m == REAP_MODE_INDEX) {
+		jsonw_uint_field(json_wtr, "index_slots", c->index_slots);
+		jsonw_uint_field(json_wtr, "index_entries", c->index_entries);
+		jsonw_uint_field(json_wtr, "index_pruned", c->index_pruned);
+		jsonw_uint_field(json_wtr, "index_unreachable", c->index_unreachable);
+	}
 	jsonw_float_field(json_wtr, "elapsed_ms", elapsed * 1000);
 	jsonw_end_object(json_wtr);
 	jsonw_string_field(json_wtr, "error", results_err[0] ? results_err : NULL);
@@ -344,6 +351,12 @@ static void print_table(const struct reap_walk *w, enum reap_mode m, bool kill,
 	       (unsigned long long)c->seen, (unsigned long long)c->matched,
 	       (unsigned long long)c->destroyed, (unsigned long long)c->failed,
 	       elapsed);
+	if (m == REAP_MODE_INDEX)
+		printf("index: %llu slots scanned, %llu entries read, %llu pruned, %llu not looked up (bound to a device)\n",
+		       (unsigned long long)c->index_slots,
+		       (unsigned long long)c->index_entries,
+		       (unsigned long long)c->index_pruned,
+		       (unsigned long long)c->index_unreachable);
 }
 
 static void print_results(const struct reap_walk *w, enum reap_mode m,
@@ -370,17 +383,21 @@ static const char *index_unfit(void)
 		if (o.dst[i].plen != 128)
 			return "the index finds sockets by whole remote address: a dst word with a /PLEN prefix needs a walk (--mode chained)";
 	}
+	if (o.states & (1U << TCP_TIME_WAIT | 1U << TCP_CLOSE | 1U << TCP_LISTEN))
+		return "the index records connected sockets only: the states time-wait, close and listening need a walk (--mode chained)";
+	if (o.udp_unconnected)
+		return "the index records connected UDP sockets only: --udp-unconnected needs a walk (--mode chained)";
 	return NULL;
 }
 
 /*
- * auto: the index when it runs and can answer the filter (and missed no
- * socket for a full map), else the chained walk, else setns.
+ * auto: the index when it runs, can answer the filter and holds every
+ * socket (index_incomplete()), else the chained walk, else setns.
  */
 static enum reap_mode auto_mode(const struct features *f)
 {
 	if (!mode_missing(f, REAP_MODE_INDEX) && !index_unfit() &&
-	    index_running() && !index_missed())
+	    index_running() && !index_incomplete())
 		return REAP_MODE_INDEX;
 	return mode_missing(f, REAP_MODE_CHAINED) ? REAP_MODE_SETNS :
 						    REAP_MODE_CHAINED;
@@ -446,6 +463,7 @@ int do_sockets(bool kill)
 	enum reap_mode m = o.mode;
 	struct features f;
 	const char *why, *unfit;
+	long long missed;
 	int ret = EXIT_ERROR;
 
 	probe_features(&f);
@@ -484,6 +502,13 @@ int do_sockets(bool kill)
 	if (c->truncated)
 		r_err("%llu socket walks ended early (%s): not every socket of their namespaces was seen, so the results are incomplete",
 		      (unsigned long long)c->truncated, strerror(-(int)c->walk_err));
+	missed = m == REAP_MODE_INDEX ? index_missed() : 0;
+	if (missed)
+		r_err("the index missed %lld sockets since it started (see 'netns-reap index status'): the results may be incomplete; --mode chained sees every socket, and 'netns-reap index stop' then 'start' rebuilds the index",
+		      missed);
+	if (c->index_unreachable)
+		r_err("%llu indexed sockets are bound to a device, which the index's lookup cannot name: they were not looked up, so the results may be incomplete; --mode chained sees them",
+		      (unsigned long long)c->index_unreachable);
 	recs = collect(w.skel, &n, &maplen);
 	if (!recs)
 		r_err("cannot map the records array: %s; %s", strerror(errno),
@@ -495,7 +520,8 @@ int do_sockets(bool kill)
 		      (unsigned long long)c->matched,
 		      kill && !o.dry_run ? "destroy" : "list");
 	print_results(&w, m, kill, recs, recs ? n : 0, reap_now() - w.start);
-	ret = !recs || c->truncated || c->left_alone ? EXIT_ERROR :
+	ret = !recs || c->truncated || c->left_alone || c->index_unreachable || missed ?
+	      EXIT_ERROR :
 	      c->failed ? EXIT_PARTIAL : EXIT_OK;
 out:
 	if (recs)

@@ -25,8 +25,9 @@ teardown_file() {
 	local i
 	world_stop "$BATS_FILE_TMPDIR/before"
 	world_stop "$BATS_FILE_TMPDIR/after"
+	world_stop "$BATS_FILE_TMPDIR/moves"
 	"$REAP" index stop >/dev/null
-	for i in $(seq 1 "$N"); do ip netns del "nsi-$i" 2>/dev/null; done
+	for i in $(seq 1 7); do ip netns del "nsi-$i" 2>/dev/null; done
 	return 0
 }
 
@@ -44,7 +45,8 @@ listing() {
 @test "index start, status and stop: idempotent, with JSON" {
 	run "$REAP" -j index status
 	assert_success
-	jq -e '.running and .entries > 0 and .missed == 0 and .seeded > 0 and .map_bytes > 0' <<< "$output" >/dev/null ||
+	jq -e '.running and .entries > 0 and .slots == .entries and .bound == 0 and
+		.missed == 0 and .prog_misses == 0 and .seeded > 0 and .map_bytes > 0' <<< "$output" >/dev/null ||
 		fail "$output"
 	run "$REAP" -j index start
 	assert_success
@@ -53,7 +55,7 @@ listing() {
 	assert_success
 	assert_output "index already running ($PIN)"
 	for p in idx_addrs idx_slots idx_socks idx_stats link_sockops link_cookie4 \
-		 link_cookie6 link_udp link_release; do
+		 link_cookie6 link_udp link_release link_tcp_close link_reqsk_free; do
 		[ -e "$PIN/$p" ] || fail "$PIN/$p is not pinned"
 	done
 }
@@ -102,6 +104,12 @@ listing() {
 	assert_output --partial "unknown index command 'restart'"
 	run "$REAP" index status extra
 	assert_equal "$status" 2
+	run "$REAP" --mode index list dst 127.0.0.1 state time-wait
+	assert_equal "$status" 2
+	assert_output --partial "the index records connected sockets only"
+	run "$REAP" --mode index list dst 127.0.0.1 --udp-unconnected
+	assert_equal "$status" 2
+	assert_output --partial "the index records connected UDP sockets only"
 }
 
 @test "a user-namespaced root cannot destroy through the index" {
@@ -110,7 +118,7 @@ listing() {
 	[ -n "$before" ]
 	run unshare -Ur "$REAP" --mode index kill dst 127.0.0.1:8080
 	assert_equal "$status" 1
-	assert_output --partial "Error:"
+	assert_output --partial "the index spans every namespace, so it needs CAP_SYS_ADMIN in the initial user namespace"
 	[ "$(listing index dst 127.0.0.1:8080)" = "$before" ]
 }
 
@@ -138,8 +146,14 @@ listing() {
 # The bytes of a pinned map's entry, from bpftool's JSON dump.
 entry_bytes() { jq -r "$2 | join(\" \")" <<< "$1"; }
 
+# slots_where JQ-CONDITION: idx_slots entries whose value satisfies it.
+slots_where() {
+	"$BPFTOOL" -j map dump pinned "$PIN/idx_slots" |
+		jq -c ".[] | select(.formatted.value | $1)"
+}
+
 @test "a reused tuple is left alone: an entry whose socket has another cookie destroys nothing" {
-	local ns sock cookie port dump entry key val newkey sval before
+	local ns sock cookie fake port entry key val sval
 	ns=$(netns_cookie nsi-4)
 	sock=$("$REAP" -j --mode index list dst 127.0.0.2:8082 |
 		jq -c --argjson ns "$ns" '[.sockets[] | select(.netns_cookie == $ns)][0]')
@@ -147,32 +161,115 @@ entry_bytes() { jq -r "$2 | join(\" \")" <<< "$1"; }
 	port=$(jq -r '.local | sub(".*:"; "")' <<< "$sock")
 	[ "$cookie" != null ] || fail "no tcp-other client in nsi-4"
 	# As if the socket recorded had closed unseen and this one had taken
-	# its tuple: the entry keeps the tuple, with another cookie (top byte
-	# 0x7f), and idx_socks follows it.
-	dump=$("$BPFTOOL" -j map dump pinned "$PIN/idx_slots")
-	entry=$(jq -c --argjson c "$cookie" '.[] | select(.formatted.value.cookie == $c)' <<< "$dump")
+	# its tuple: the entry keeps the tuple, with another cookie (first and
+	# last byte 0x7f, a cookie no socket has whatever the byte order),
+	# and idx_socks follows it.
+	entry=$(slots_where ".cookie == $cookie")
 	[ -n "$entry" ] || fail "no entry for cookie $cookie"
 	key=$(entry_bytes "$entry" .key)
 	read -ra val <<< "$(entry_bytes "$entry" .value)"
+	val[8]=0x7f
 	val[15]=0x7f
-	newkey="${val[*]:8:8}"
 	"$BPFTOOL" map update pinned "$PIN/idx_slots" key $key value "${val[@]}"
-	dump=$("$BPFTOOL" -j map dump pinned "$PIN/idx_socks")
-	entry=$(jq -c --argjson c "$cookie" '.[] | select(.formatted.key == $c)' <<< "$dump")
+	fake=$(slots_where ".netns == $ns and .lport == $port" | jq -r .formatted.value.cookie)
+	[ -n "$fake" ] && [ "$fake" != "$cookie" ] || fail "the entry was not rewritten: $fake"
+	entry=$("$BPFTOOL" -j map dump pinned "$PIN/idx_socks" |
+		jq -c --argjson c "$cookie" '.[] | select(.formatted.key == $c)')
 	sval=$(entry_bytes "$entry" .value)
-	"$BPFTOOL" map update pinned "$PIN/idx_socks" key $newkey value $sval
+	"$BPFTOOL" map update pinned "$PIN/idx_socks" key "${val[@]:8:8}" value $sval
 	"$BPFTOOL" map delete pinned "$PIN/idx_socks" key $(entry_bytes "$entry" .key)
-	before=$("$REAP" -j index status | jq .entries)
 
 	run "$REAP" -j --mode index kill dst 127.0.0.2:8082 sport "$port" netns /run/netns/nsi-4
 	assert_success
-	jq -e '.summary.matched == 0 and .summary.destroyed == 0' <<< "$output" >/dev/null ||
+	jq -e '.summary.matched == 0 and .summary.destroyed == 0 and
+		.summary.index_pruned == 1' <<< "$output" >/dev/null ||
 		fail "destroyed through a stale entry: $output"
-	# The stale entry is pruned; the socket is alive, as the walk shows.
-	[ "$("$REAP" -j index status | jq .entries)" -eq $((before - 1)) ]
+	# The stale entry and its idx_socks key are pruned; the socket is
+	# alive, as the walk shows.
+	[ -z "$(slots_where ".cookie == $fake")" ] || fail "entry $fake still there"
+	"$BPFTOOL" -j map dump pinned "$PIN/idx_socks" |
+		jq -e --argjson c "$fake" 'all(.[]; .formatted.key != $c)' >/dev/null ||
+		fail "idx_socks still holds $fake"
 	run "$REAP" -j --mode chained list dst 127.0.0.2:8082 sport "$port" netns /run/netns/nsi-4
 	[ "$(jq '.sockets | length' <<< "$output")" -eq 1 ] || fail "$output"
 	[ "$(jq -r '.sockets[0].sock_cookie' <<< "$output")" = "$cookie" ]
+}
+
+# moves_next: the --moves world's next stage, once it is there.
+moves_next() {
+	local want=$(($(cat "$BATS_FILE_TMPDIR/moves/stage") + 1))
+	kill -USR1 "$(cat "$BATS_FILE_TMPDIR/moves/pid")"
+	wait_until 10 grep -qx "$want" "$BATS_FILE_TMPDIR/moves/stage"
+}
+
+# index_list DST: "SOCK-COOKIE REMOTE" of --mode index list dst DST.
+index_list() {
+	"$REAP" -j --mode index list dst "$1" | jq -r '.sockets[] | "\(.sock_cookie) \(.remote)"'
+}
+
+@test "a UDP socket that reconnects moves with it, one disconnected is pruned, one closed is dropped" {
+	local dir=$BATS_FILE_TMPDIR/moves cookie
+	make_netns nsi 7 7
+	mkdir -p "$dir"
+	"$SOCKWORLD" --moves "$dir" nsi-7 3>&- &
+	echo $! > "$dir/pid"
+	wait_until 10 test -s "$dir/stage"
+	cookie=$(cat "$dir/cookie")
+	[ "$(index_list 127.0.0.3)" = "$cookie 127.0.0.3:6000" ] || fail "$(index_list 127.0.0.3)"
+
+	moves_next	# reconnected to 127.0.0.4:6001
+	# Its one entry moved, before any reap could prune the old one.
+	[ "$(slots_where ".cookie == $cookie and .rport == 6001" | wc -l)" -eq 1 ] &&
+		[ "$(slots_where ".cookie == $cookie" | wc -l)" -eq 1 ] ||
+		fail "$(slots_where ".cookie == $cookie")"
+	[ -z "$(index_list 127.0.0.3)" ] || fail "still under its old address"
+	[ "$(index_list 127.0.0.4)" = "$cookie 127.0.0.4:6001" ] || fail "$(index_list 127.0.0.4)"
+
+	moves_next	# disconnected: no hook sees it, the next reap prunes it
+	run "$REAP" -j --mode index list dst 127.0.0.4
+	assert_success
+	jq -e '.summary.index_pruned == 1 and (.sockets | length) == 0' <<< "$output" >/dev/null ||
+		fail "$output"
+	[ -z "$(slots_where ".cookie == $cookie")" ] || fail "pruned entry still there"
+
+	moves_next	# connected to 127.0.0.3:6000 again
+	[ "$(index_list 127.0.0.3)" = "$cookie 127.0.0.3:6000" ] || fail "$(index_list 127.0.0.3)"
+	moves_next	# closed: cgroup/sock_release drops it, no reap needed
+	[ -z "$(slots_where ".cookie == $cookie")" ] || fail "closed socket still indexed"
+}
+
+@test "sockets bound to a device are not looked up: index says so, auto walks" {
+	local dir=$BATS_FILE_TMPDIR/moves
+	[ -e "$dir/pid" ] || fail "needs the --moves world of the test before"
+	run "$REAP" -j index status
+	jq -e '.bound >= 2' <<< "$output" >/dev/null || fail "$output"
+	run "$REAP" -j --mode index list dst 127.0.0.5
+	assert_equal "$status" 1
+	jq -e '.summary.index_unreachable >= 1' <<< "$output" >/dev/null || fail "$output"
+	assert_output --partial "bound to a device, which the index's lookup cannot name"
+	run "$REAP" -j list dst 127.0.0.5
+	assert_success
+	jq -e '.mode == "chained" and (.sockets | length) >= 1' <<< "$output" >/dev/null ||
+		fail "$output"
+	world_stop "$dir"
+	wait_until 10 bound_none
+}
+
+bound_none() { "$REAP" -j index status | jq -e '.bound == 0' >/dev/null; }
+
+# no_slots_of COOKIES: no idx_slots entry of those namespaces (a,b,c).
+no_slots_of() { [ -z "$(slots_where "[.netns] | inside([$1])")" ]; }
+
+@test "closed sockets leave the index: TCP, request sockets, UDP, seeded or not" {
+	local d cookies
+	cookies=$(for ns in 1 2 3 4 5 6; do netns_cookie "nsi-$ns"; done | paste -sd, -)
+	[ -n "$(slots_where "[.netns] | inside([$cookies])")" ] || fail "nothing indexed"
+	for d in before after; do world_stop "$BATS_FILE_TMPDIR/$d"; done
+	# Request sockets go when their timer finds the listener closed.
+	wait_until 30 no_slots_of "$cookies" ||
+		fail "left: $(slots_where "[.netns] | inside([$cookies])" | head -n 4)"
+	run "$REAP" -j index status
+	jq -e '.slots == .entries and .missed == 0' <<< "$output" >/dev/null || fail "$output"
 }
 
 @test "index stop unpins everything and is idempotent" {
