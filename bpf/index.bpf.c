@@ -86,14 +86,20 @@ static __always_inline bool idx_addr_get(const struct idx_addr *a, __u64 *pos)
 	return false;
 }
 
-/* Record socket @e->cookie, remote @raddr, unless it is already as recorded. */
+/*
+ * Record socket @e->cookie, remote @raddr, unless it is already as
+ * recorded.  A @seed insert leaves any entry the socket has alone: the
+ * hooks saw it later than the walk did.
+ */
 static __always_inline void idx_insert(const struct idx_addr *raddr,
-				       struct idx_entry *e)
+				       struct idx_entry *e, bool seed)
 {
 	struct idx_slot_key sk = {};
 	struct idx_sock_val val = { .addr = *raddr };
 	struct idx_entry *cur;
 	struct idx_sock_val *v;
+	__u32 zero = 0;
+	struct idx_stats *st;
 	__u64 pos;
 	int i;
 
@@ -102,13 +108,16 @@ static __always_inline void idx_insert(const struct idx_addr *raddr,
 		sk.addr = v->addr;
 		sk.slot = v->slot;
 		cur = bpf_map_lookup_elem(&idx_slots, &sk);
-		if (cur && cur->cookie == e->cookie &&
-		    !__builtin_memcmp(sk.addr.addr, raddr->addr, 16) &&
-		    cur->lport == e->lport && cur->rport == e->rport &&
-		    !__builtin_memcmp(cur->laddr, e->laddr, 16))
+		if (cur && cur->serial == v->serial &&
+		    (seed || idx_same_tuple(&sk.addr, cur, raddr, e)))
 			return;
-		idx_slot_drop(&sk, e->cookie);	/* reconnected elsewhere */
+		idx_slot_drop(&sk, v->serial);	/* reconnected elsewhere */
 	}
+	st = bpf_map_lookup_elem(&idx_stats, &zero);
+	if (!st)
+		return;
+	e->serial = __sync_fetch_and_add(&st->serial, 1) + 1;
+	val.serial = e->serial;
 	sk.addr = *raddr;
 	/* A taken slot is a long-lived entry the ring came round to. */
 	bpf_for(i, 0, IDX_TRIES) {
@@ -134,7 +143,8 @@ static __always_inline void idx_insert(const struct idx_addr *raddr,
  */
 static __always_inline void idx_insert_sock(const struct sock_common *skc,
 					    __u16 family, __u8 proto,
-					    __u64 cookie, __u64 netns)
+					    __u64 cookie, __u64 netns,
+					    bool seed)
 {
 	struct idx_entry e = { .proto = proto, .cookie = cookie };
 	struct idx_addr raddr;
@@ -149,7 +159,7 @@ static __always_inline void idx_insert_sock(const struct sock_common *skc,
 	e.rport = bpf_ntohs(skc->skc_dport);
 	addr_of(e.laddr, family, skc->skc_rcv_saddr, &skc->skc_v6_rcv_saddr);
 	addr_of(raddr.addr, family, skc->skc_daddr, &skc->skc_v6_daddr);
-	idx_insert(&raddr, &e);
+	idx_insert(&raddr, &e, seed);
 }
 
 SEC("sockops")
@@ -171,7 +181,7 @@ int idx_sockops(struct bpf_sock_ops *skops)
 			break;
 		idx_insert_sock(&skc, sk_family(&k->sk->__sk_common), IPPROTO_TCP,
 				bpf_get_socket_cookie(skops),
-				bpf_get_netns_cookie(skops));
+				bpf_get_netns_cookie(skops), false);
 		break;
 	}
 	return 1;
@@ -221,7 +231,7 @@ int idx_bind(struct bpf_sockopt *ctx)
 	key.addr = v->addr;
 	key.slot = v->slot;
 	e = bpf_map_lookup_elem(&idx_slots, &key);
-	if (e && e->cookie == cookie &&
+	if (e && e->serial == v->serial && e->cookie == cookie &&
 	    __sync_val_compare_and_swap(&e->dev, 0, IDX_DEV_SET) == 0)
 		idx_count(bound, 1);
 	return 1;
@@ -263,7 +273,8 @@ int BPF_KPROBE(idx_udp, struct sock *sk)
 	}
 	idx_insert_sock(&skc, skc.skc_family, IPPROTO_UDP,
 			skc.skc_cookie.counter,
-			BPF_CORE_READ(sk, __sk_common.skc_net.net, net_cookie));
+			BPF_CORE_READ(sk, __sk_common.skc_net.net, net_cookie),
+			false);
 	return 0;
 }
 
@@ -293,7 +304,7 @@ static __always_inline void seed_netns(struct net *net, int proto)
 					   state != TCP_ESTABLISHED)
 			continue;
 		idx_insert_sock(skc, sk_family(skc), proto,
-				skc->skc_cookie.counter, net->net_cookie);
+				skc->skc_cookie.counter, net->net_cookie, true);
 		idx_count(seeded, 1);
 	}
 	bpf_iter_netns_sock_destroy(&it);

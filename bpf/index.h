@@ -15,14 +15,15 @@
  *              another address is seen, and undone
  *   idx_slots  per {address, slot}, the socket's namespace, tuple, bound
  *              device and cookie; slot = position % IDX_RING
- *   idx_socks  per socket cookie, the slot it was given: a hint, for
- *              removal by cookie
+ *   idx_socks  per socket cookie, the slot and serial it was given: a
+ *              hint, for removal by cookie
  *
- * Ownership: an entry belongs to whoever exchanges its cookie for 0;
- * only that one deletes it and drops its address's live count, so a
- * close, a lazy prune and a reconnect racing over one socket drop it
- * once.  Cookies are never reused, so an exchange cannot hit a newer
- * entry.  A request socket's entry holds its cookie with IDX_REQ set:
+ * Ownership: every entry gets a serial, never reused; an entry belongs
+ * to whoever exchanges its serial for 0, and only that one deletes it and
+ * drops its address's live count, so a close, a lazy prune and a
+ * reconnect racing over one socket drop it once.  An exchange through a
+ * stale pointer fails even when the element now holds a newer entry of
+ * the same socket.  A request socket's entry holds its cookie with IDX_REQ set:
  * its child socket inherits the cookie, and has an entry of its own
  * that the request socket's free must not drop.  A reap of one address scans its window: at most IDX_RING slots,
  * the sockets that address had since it last had none, not the host's
@@ -58,7 +59,8 @@ struct idx_slot_key {
 
 struct idx_entry {
 	__u64	netns;			/* namespace cookie */
-	__u64	cookie;			/* socket cookie (| IDX_REQ); 0: dropped */
+	__u64	cookie;			/* socket cookie (| IDX_REQ) */
+	__u64	serial;			/* its owner's token; 0: dropped */
 	__u8	laddr[16];
 	__u64	dev;			/* bound device (SO_BINDTODEVICE, VRF),
 					 * or IDX_DEV_SET; 64 bits to exchange */
@@ -72,6 +74,7 @@ struct idx_sock_val {
 	struct idx_addr addr;
 	__u32	slot;
 	__u32	pad;
+	__u64	serial;
 };
 
 /* Totals of the index programs, a pinned array of one element. */
@@ -81,6 +84,7 @@ struct idx_stats {
 	__u64	missed;		/* not indexed: a map was full, or contention */
 	__u64	seeded;		/* entries the start-up walk made */
 	__u64	bound;		/* entries now of sockets bound to a device */
+	__u64	serial;		/* the last entry's serial */
 };
 
 /* The fields of an address word. */
@@ -187,17 +191,17 @@ static __always_inline void idx_addr_put(const struct idx_addr *a)
 }
 
 /*
- * Drop the entry at @key if it is still socket @cookie's: the exchange of
- * its cookie for 0 makes this caller its owner.  True if it was dropped.
+ * Drop the entry at @key if it is still the one of @serial: the exchange
+ * of its serial for 0 makes this caller its owner.  True if it was dropped.
  */
 static __always_inline bool idx_slot_drop(const struct idx_slot_key *key,
-					  __u64 cookie)
+					  __u64 serial)
 {
 	struct idx_entry *e = bpf_map_lookup_elem(&idx_slots, key);
 	__u64 dev;
 
-	if (!e || !cookie ||
-	    __sync_val_compare_and_swap(&e->cookie, cookie, 0) != cookie)
+	if (!e || !serial ||
+	    __sync_val_compare_and_swap(&e->serial, serial, 0) != serial)
 		return false;
 	dev = e->dev;
 	bpf_map_delete_elem(&idx_slots, key);
@@ -218,55 +222,70 @@ static __always_inline void idx_remove(__u64 cookie)
 		return;
 	key.addr = v->addr;
 	key.slot = v->slot;
-	idx_slot_drop(&key, cookie);
+	idx_slot_drop(&key, v->serial);
 	bpf_map_delete_elem(&idx_socks, &cookie);
 }
 
-/* A stale entry at @key, of socket @cookie: drop it, and its hint. */
+/* A stale entry @e at @key: drop it, and its hint. */
 static __always_inline bool idx_prune(const struct idx_slot_key *key,
-				      __u64 cookie)
+				      const struct idx_entry *e)
 {
+	__u64 cookie = e->cookie;
 	struct idx_sock_val *v;
 
-	if (!idx_slot_drop(key, cookie))
+	if (!idx_slot_drop(key, e->serial))
 		return false;
 	v = bpf_map_lookup_elem(&idx_socks, &cookie);
-	if (v && v->slot == key->slot &&
-	    !__builtin_memcmp(v->addr.addr, key->addr.addr, 16))
+	if (v && v->serial == e->serial)
 		bpf_map_delete_elem(&idx_socks, &cookie);
 	return true;
 }
 
+/* Whether entries @a at @ka and @b at @kb record one tuple. */
+static __always_inline bool idx_same_tuple(const struct idx_addr *ka,
+					   const struct idx_entry *a,
+					   const struct idx_addr *kb,
+					   const struct idx_entry *b)
+{
+	return !__builtin_memcmp(ka->addr, kb->addr, 16) &&
+	       a->lport == b->lport && a->rport == b->rport &&
+	       !__builtin_memcmp(a->laddr, b->laddr, 16);
+}
+
 /*
- * The entry at @key, of socket @cookie, which a lookup just found: true if
- * it is the socket's own entry, the one its hint names (a hint lost in a
- * race is made again); false for a duplicate, which an insert racing
- * another over the same socket left, and which the caller drops.
+ * Entry @e at @key, whose socket a lookup just found by its tuple: true
+ * if it is the socket's own entry, the one its hint names (a hint lost in
+ * a race, or naming a stale entry of an older tuple, is made again);
+ * false for a duplicate of the same tuple, which an insert racing another
+ * over the same socket left, and which the caller drops.
  */
 static __always_inline bool idx_owns(const struct idx_slot_key *key,
-				     __u64 cookie)
+				     const struct idx_entry *e)
 {
-	struct idx_sock_val val = { .addr = key->addr, .slot = key->slot };
+	struct idx_sock_val val = {
+		.addr = key->addr, .slot = key->slot, .serial = e->serial,
+	};
 	struct idx_slot_key hinted = {};
+	__u64 cookie = e->cookie;
 	struct idx_sock_val *v;
-	struct idx_entry *e;
+	struct idx_entry *h;
 
 	v = bpf_map_lookup_elem(&idx_socks, &cookie);
 	if (!v) {
 		/* Lost in a race; or its socket closed since the lookup. */
 		bpf_map_update_elem(&idx_socks, &cookie, &val, BPF_NOEXIST);
-		e = bpf_map_lookup_elem(&idx_slots, key);
-		if (!e || e->cookie != cookie)
+		h = bpf_map_lookup_elem(&idx_slots, key);
+		if (!h || h->serial != e->serial)
 			bpf_map_delete_elem(&idx_socks, &cookie);
 		return true;
 	}
-	if (v->slot == key->slot &&
-	    !__builtin_memcmp(v->addr.addr, key->addr.addr, 16))
+	if (v->serial == e->serial)
 		return true;
 	hinted.addr = v->addr;
 	hinted.slot = v->slot;
-	e = bpf_map_lookup_elem(&idx_slots, &hinted);
-	if (e && e->cookie == cookie)
+	h = bpf_map_lookup_elem(&idx_slots, &hinted);
+	if (h && h->serial == v->serial &&
+	    idx_same_tuple(&hinted.addr, h, &key->addr, e))
 		return false;
 	bpf_map_update_elem(&idx_socks, &cookie, &val, BPF_ANY);
 	return true;

@@ -294,7 +294,7 @@ static __always_inline void reap_entry(const struct idx_slot_key *key)
 	if (!ep)
 		return;
 	e = *ep;
-	if (!e.cookie || !(cfg_protos & (e.proto == IPPROTO_TCP ? 1 : 2)))
+	if (!e.serial || !(cfg_protos & (e.proto == IPPROTO_TCP ? 1 : 2)))
 		return;
 	counts.index_entries++;
 	if (e.dev) {
@@ -322,16 +322,16 @@ static __always_inline void reap_entry(const struct idx_slot_key *key)
 	/* A request socket's child inherits its cookie: tell them apart. */
 	if (skc && skc->skc_cookie.counter == (e.cookie & ~IDX_REQ) &&
 	    !(e.cookie & IDX_REQ) == (skc->skc_state != TCP_NEW_SYN_RECV)) {
-		if (idx_owns(key, e.cookie))
+		if (idx_owns(key, &e))
 			reap_one(skc, e.proto, NULL, true);
 		else
-			idx_slot_drop(key, e.cookie);	/* a duplicate */
+			idx_slot_drop(key, e.serial);	/* a duplicate */
 		bpf_sock_release(skc);
 		return;
 	}
 	if (skc)
 		bpf_sock_release(skc);
-	if (idx_prune(key, e.cookie))
+	if (idx_prune(key, &e))
 		counts.index_pruned++;
 }
 

@@ -34,7 +34,8 @@
  *
  * With --moves it holds, in NETNS, a UDP socket connected to
  * 127.0.0.3:6000 and a TCP connection to 127.0.0.5:6002 whose three
- * sockets are bound to lo (SO_BINDTODEVICE).  It writes OUTDIR/cookie,
+ * sockets are bound to lo (SO_BINDTODEVICE): the listener, so its child
+ * too, before, the client once connected.  It writes OUTDIR/cookie,
  * the UDP socket's SO_COOKIE, then OUTDIR/stage "1"; each SIGUSR1 moves
  * the UDP socket on and writes the next stage: 2 reconnected to
  * 127.0.0.4:6001, 3 disconnected (AF_UNSPEC), 4 connected to
@@ -291,11 +292,11 @@ static void moves(const char *dir, sigset_t *wait)
 	if (l < 0 || c < 0)
 		die("socket");
 	bind_lo(l);
-	bind_lo(c);
 	len = sa(&ss, AF_INET, "127.0.0.5", 6002);
 	if (bind(l, (void *)&ss, len) || listen(l, 8) ||
 	    connect(c, (void *)&ss, len) || accept4(l, NULL, NULL, SOCK_CLOEXEC) < 0)
 		die("bound connection");
+	bind_lo(c);	/* once connected: the hash tables keep it unbound */
 	u = sock_connected(AF_INET, SOCK_DGRAM, "127.0.0.3", 6000);
 	len = sizeof(cookie);
 	if (getsockopt(u, SOL_SOCKET, SO_COOKIE, &cookie, &len))

@@ -503,7 +503,9 @@ int do_sockets(bool kill)
 		r_err("%llu socket walks ended early (%s): not every socket of their namespaces was seen, so the results are incomplete",
 		      (unsigned long long)c->truncated, strerror(-(int)c->walk_err));
 	missed = m == REAP_MODE_INDEX ? index_missed() : 0;
-	if (missed)
+	if (missed < 0)
+		r_err("cannot read the index's counters: whether it missed sockets is unknown, so the results may be incomplete");
+	else if (missed)
 		r_err("the index missed %lld sockets since it started (see 'netns-reap index status'): the results may be incomplete; --mode chained sees every socket, and 'netns-reap index stop' then 'start' rebuilds the index",
 		      missed);
 	if (c->index_unreachable)
