@@ -120,11 +120,6 @@ static __u64 link_misses(const char *name)
 	return misses;
 }
 
-/*
- * Why the running index may lack a socket that exists, or NULL: a map
- * was full, the UDP kprobe was skipped, or a socket is bound to a device,
- * which the lookup cannot name.  auto then walks instead.
- */
 /* Sockets the running index failed to record, or -1 if it cannot tell. */
 long long index_missed(void)
 {
@@ -134,6 +129,12 @@ long long index_missed(void)
 		return -1;
 	return st.missed + link_misses("link_udp");
 }
+
+/*
+ * Why the running index may lack a socket that exists, or NULL: a map
+ * was full, the UDP kprobe was skipped, or a socket is bound to a device,
+ * which the lookup cannot name.  auto then walks instead.
+ */
 
 const char *index_incomplete(void)
 {

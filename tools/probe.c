@@ -55,7 +55,6 @@ void probe_features(struct features *f)
 	btf__free(btf);
 }
 
-/* Why @m cannot run here, or NULL if it can. */
 /*
  * CAP_SYS_ADMIN in the initial user namespace, as the kernel judges it
  * (capable()), which is what BPF_PROG_GET_NEXT_ID asks; root in a user
@@ -68,6 +67,7 @@ static bool init_sys_admin(void)
 	return bpf_prog_get_next_id(0, &id) != -EPERM;
 }
 
+/* Why @m cannot run here, or NULL if it can. */
 const char *mode_missing(const struct features *f, enum reap_mode m)
 {
 	if (!f->btf)
