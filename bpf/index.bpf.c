@@ -24,7 +24,8 @@
  *                  dropped when closed
  *   idx_seed       iter.s/netns with the chained walk, run once after the
  *                  others are attached: every connected socket that existed
- *                  before is recorded, so nothing is missed
+ *                  before is recorded, so nothing is missed; run again by
+ *                  a start on an index that missed sockets
  *
  * Entries are keyed by socket cookie, so a reconnected UDP socket moves to
  * its new tuple and a reused tuple is another entry.  What no hook sees
@@ -310,11 +311,21 @@ static __always_inline void seed_netns(struct net *net, int proto)
 	bpf_iter_netns_sock_destroy(&it);
 }
 
+/* Set by a resync: the misses counted when it began, which it covers. */
+__u64 acked_to;
+
 SEC("iter.s/netns")
 int idx_seed(struct bpf_iter__netns *ctx)
 {
 	struct net *net = ctx->net;
+	struct idx_stats *st;
+	__u32 zero = 0;
 
+	if (ctx->meta->seq_num == 0 && acked_to) {
+		st = bpf_map_lookup_elem(&idx_stats, &zero);
+		if (st)
+			st->acked = acked_to;
+	}
 	if (!net)
 		return 0;
 	seed_netns(net, IPPROTO_TCP);

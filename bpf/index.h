@@ -85,6 +85,7 @@ struct idx_stats {
 	__u64	seeded;		/* entries the start-up walk made */
 	__u64	bound;		/* entries now of sockets bound to a device */
 	__u64	serial;		/* the last entry's serial */
+	__u64	acked;		/* misses a later walk covered (resync) */
 };
 
 /* The fields of an address word. */

@@ -10,7 +10,8 @@
  *                  the maps when the last reference goes
  *   index status   whether it runs, its entries and its counters
  *
- * start and stop are idempotent.  start pins into a directory of its own
+ * start and stop are idempotent; start on an index that missed sockets
+ * walks once more to find them (index_resync()).  start pins into a directory of its own
  * and renames it into place, so the index is either running whole or not
  * at all; stop also clears what a start killed half-way left behind.
  * list and kill --mode index reuse the pinned maps (index_use_maps()).
@@ -120,14 +121,25 @@ static __u64 link_misses(const char *name)
 	return misses;
 }
 
-/* Sockets the running index failed to record, or -1 if it cannot tell. */
+/* Every socket the index failed to record since it started. */
+static __u64 missed_total(const struct idx_stats *st)
+{
+	return st->missed + link_misses("link_udp");
+}
+
+/*
+ * Sockets the running index failed to record and no walk has found since
+ * (index_resync()), or -1 if it cannot tell.
+ */
 long long index_missed(void)
 {
 	struct idx_stats st;
+	__u64 total;
 
 	if (read_idx_stats(&st))
 		return -1;
-	return st.missed + link_misses("link_udp");
+	total = missed_total(&st);
+	return total > st.acked ? (long long)(total - st.acked) : 0;
 }
 
 /*
@@ -229,12 +241,8 @@ static int cgroup_root(char *buf, size_t len)
 	return ret;
 }
 
-/*
- * For list and kill --mode index: the reap skeleton @skel, opened and not
- * loaded, takes the running index's maps (reap_skip_index() for the
- * other modes).
- */
-int index_use_maps(struct reap_bpf *skel)
+/* @obj, opened and not loaded, takes the running index's maps. */
+static int reuse_maps(struct bpf_object *obj)
 {
 	struct bpf_map *map;
 	char path[256];
@@ -242,7 +250,7 @@ int index_use_maps(struct reap_bpf *skel)
 	int fd, err;
 
 	for (i = 0; i < ARRAY_SIZE(map_pins); i++) {
-		map = bpf_object__find_map_by_name(skel->obj, map_pins[i]);
+		map = bpf_object__find_map_by_name(obj, map_pins[i]);
 		snprintf(path, sizeof(path), PIN_DIR "/%s", map_pins[i]);
 		fd = bpf_obj_get(path);
 		if (fd < 0) {
@@ -260,6 +268,16 @@ int index_use_maps(struct reap_bpf *skel)
 		}
 	}
 	return 0;
+}
+
+/*
+ * For list and kill --mode index: the reap skeleton @skel, opened and not
+ * loaded, takes the running index's maps (reap_skip_index() for the
+ * other modes).
+ */
+int index_use_maps(struct reap_bpf *skel)
+{
+	return reuse_maps(skel->obj);
 }
 
 /* Keys of map @fd, whose keys are @size bytes, at most 64. */
@@ -350,6 +368,7 @@ static int index_status(void)
 			jsonw_uint_field(json_wtr, "removed", s.st.removed);
 			jsonw_uint_field(json_wtr, "seeded", s.st.seeded);
 			jsonw_uint_field(json_wtr, "missed", s.st.missed);
+			jsonw_uint_field(json_wtr, "acked", s.st.acked);
 			jsonw_uint_field(json_wtr, "prog_misses", s.prog_misses);
 			jsonw_uint_field(json_wtr, "map_bytes", s.mem);
 		}
@@ -428,11 +447,29 @@ static int udp_hook_fires(struct index_bpf *skel, int family)
 	return found;
 }
 
+/* One chained walk that records every connected socket not yet indexed. */
+static int run_seed(struct index_bpf *skel)
+{
+	struct bpf_link *seed;
+	int err;
+
+	seed = bpf_program__attach_iter(skel->progs.idx_seed, NULL);
+	if (!seed) {
+		err = -errno;
+		p_err("cannot attach the seeding walk: %s", strerror(-err));
+		return err;
+	}
+	err = reap_iter_drain(bpf_link__fd(seed));
+	if (err)
+		p_err("the seeding walk failed: %s", strerror(-err));
+	bpf_link__destroy(seed);
+	return err;
+}
+
 /* Attach, seed and pin into @tmp; the caller renames or removes it. */
 static int index_attach(struct index_bpf *skel, int cg_fd, const char *tmp)
 {
 	struct bpf_link *links[ARRAY_SIZE(link_pins)] = {};
-	struct bpf_link *seed = NULL;
 	char path[512];
 	unsigned int i;
 	int err = 0;
@@ -459,17 +496,9 @@ static int index_attach(struct index_bpf *skel, int cg_fd, const char *tmp)
 		goto out;
 	}
 	/* The hooks run already: the seed misses nothing between. */
-	seed = bpf_program__attach_iter(skel->progs.idx_seed, NULL);
-	if (!seed) {
-		err = -errno;
-		p_err("cannot attach the seeding walk: %s", strerror(-err));
+	err = run_seed(skel);
+	if (err)
 		goto out;
-	}
-	err = reap_iter_drain(bpf_link__fd(seed));
-	if (err) {
-		p_err("the seeding walk failed: %s", strerror(-err));
-		goto out;
-	}
 	for (i = 0; i < ARRAY_SIZE(map_pins); i++) {
 		snprintf(path, sizeof(path), "%s/%s", tmp, map_pins[i]);
 		err = bpf_map__pin(bpf_object__find_map_by_name(skel->obj, map_pins[i]),
@@ -488,10 +517,55 @@ static int index_attach(struct index_bpf *skel, int cg_fd, const char *tmp)
 		}
 	}
 out:
-	bpf_link__destroy(seed);
 	for (i = 0; i < ARRAY_SIZE(links); i++)
 		bpf_link__destroy(links[i]);
 	return err;
+}
+
+/*
+ * The running index missed @missed sockets: one more walk, with the
+ * pinned maps, records those that still exist.  Its first step marks every
+ * miss counted so far as covered (idx_stats.acked), so a miss during the
+ * walk still counts.
+ */
+static int index_resync(long long missed)
+{
+	struct index_bpf *skel;
+	struct bpf_program *prog;
+	struct idx_stats st;
+	int err;
+
+	skel = index_bpf__open();
+	if (!skel || read_idx_stats(&st)) {
+		p_err("cannot open the index to walk it again: %s", strerror(errno));
+		index_bpf__destroy(skel);
+		return EXIT_ERROR;
+	}
+	bpf_object__for_each_program(prog, skel->obj)
+		bpf_program__set_autoload(prog, prog == skel->progs.idx_seed);
+	skel->bss->acked_to = missed_total(&st);
+	err = reuse_maps(skel->obj);
+	if (!err) {
+		err = index_bpf__load(skel);
+		if (err)
+			p_err("cannot load the seeding walk: %s", strerror(-err));
+	}
+	if (!err)
+		err = run_seed(skel);
+	index_bpf__destroy(skel);
+	if (err)
+		return EXIT_ERROR;
+	if (json_wtr) {
+		jsonw_start_object(json_wtr);
+		jsonw_bool_field(json_wtr, "running", true);
+		jsonw_bool_field(json_wtr, "started", false);
+		jsonw_uint_field(json_wtr, "resynced_missed", missed);
+		jsonw_end_object(json_wtr);
+	} else {
+		printf("index already running (%s); walked again for the %lld sockets it missed\n",
+		       PIN_DIR, missed);
+	}
+	return EXIT_OK;
 }
 
 /* @started: by this start, or by one before. */
@@ -514,6 +588,7 @@ static int index_start(void)
 	char cg[1024], tmp[256];
 	struct features f;
 	const char *why;
+	long long missed;
 	int cg_fd = -1, err, ret = EXIT_ERROR;
 
 	probe_features(&f);
@@ -525,6 +600,9 @@ static int index_start(void)
 		return EXIT_ERROR;
 	}
 	if (index_running()) {
+		missed = index_missed();
+		if (missed)
+			return index_resync(missed);
 		report_start(false);
 		return EXIT_OK;
 	}

@@ -196,6 +196,46 @@ slots_where() {
 	[ "$(jq -r '.sockets[0].sock_cookie' <<< "$output")" = "$cookie" ]
 }
 
+@test "a start on an index that missed sockets walks again and finds them" {
+	local ns sock cookie entry hint st
+	ns=$(netns_cookie nsi-5)
+	sock=$("$REAP" -j --mode index list dst 127.0.0.2:8082 |
+		jq -c --argjson ns "$ns" '[.sockets[] | select(.netns_cookie == $ns)][0]')
+	cookie=$(jq -r .sock_cookie <<< "$sock")
+	[ "$cookie" != null ] || fail "no tcp-other client in nsi-5"
+	# As if its insert had been lost: its entry and hint go, and missed
+	# (the third word of idx_stats) counts, whatever the byte order.
+	entry=$(slots_where ".cookie == $cookie")
+	"$BPFTOOL" map delete pinned "$PIN/idx_slots" key $(entry_bytes "$entry" .key)
+	hint=$("$BPFTOOL" -j map dump pinned "$PIN/idx_socks" |
+		jq -c --argjson c "$cookie" '.[] | select(.formatted.key == $c)')
+	"$BPFTOOL" map delete pinned "$PIN/idx_socks" key $(entry_bytes "$hint" .key)
+	read -ra st <<< "$("$BPFTOOL" -j map dump pinned "$PIN/idx_stats" | jq -r '.[0].value | join(" ")')"
+	st[16]=0x01
+	st[23]=0x01
+	"$BPFTOOL" map update pinned "$PIN/idx_stats" key 0 0 0 0 value "${st[@]}"
+
+	run "$REAP" -j --mode index list dst 127.0.0.2:8082 netns /run/netns/nsi-5
+	assert_equal "$status" 1
+	assert_output --partial "the index missed"
+	jq -e '(.sockets | length) == 0' <<< "$output" >/dev/null || fail "$output"
+	run "$REAP" -j list dst 127.0.0.2:8082
+	assert_success
+	[ "$(jq -r .mode <<< "$output")" = chained ] || fail "auto took an index that missed: $output"
+
+	run "$REAP" -j index start
+	assert_success
+	jq -e '.running and (.started | not) and .resynced_missed > 0' <<< "$output" >/dev/null ||
+		fail "$output"
+	run "$REAP" -j --mode index list dst 127.0.0.2:8082 netns /run/netns/nsi-5
+	assert_success
+	[ "$(jq -r '[.sockets[].sock_cookie] | join(" ")' <<< "$output")" = "$cookie" ] || fail "$output"
+	run "$REAP" -j list dst 127.0.0.2:8082
+	[ "$(jq -r .mode <<< "$output")" = index ] || fail "$output"
+	run "$REAP" index start
+	assert_output "index already running ($PIN)"
+}
+
 # moves_next: the --moves world's next stage, once it is there.
 moves_next() {
 	local want=$(($(cat "$BATS_FILE_TMPDIR/moves/stage") + 1))
@@ -271,7 +311,8 @@ no_slots_of() { [ -z "$(slots_where "[.netns] | inside([$1])")" ]; }
 	wait_until 30 no_slots_of "$cookies" ||
 		fail "left: $(slots_where "[.netns] | inside([$cookies])" | head -n 4)"
 	run "$REAP" -j index status
-	jq -e '.slots == .entries and .missed == 0' <<< "$output" >/dev/null || fail "$output"
+	# Test 8's faked miss is acknowledged; no other.
+	jq -e '.slots == .entries and .missed == .acked' <<< "$output" >/dev/null || fail "$output"
 }
 
 @test "index stop unpins everything and is idempotent" {
