@@ -7,7 +7,7 @@
 #   make check-kasan  the kernel-facing guest tests on a KASAN kernel
 #   make bench     the benchmark matrix on a kernel without debugging
 #                  (build/kbuild-bench): results/, docs/BENCHMARKS.md
-#   make bench-scale  the RFC's table: 100 namespaces, 100 to 100k sockets
+#   make bench-scale  the RFC's table: 100 namespaces, 100 to 1M sockets, and the index's price
 #   make bench-section  how long the chained walk holds its RCU section
 #   make patches   the upstream series and cover letter in build/patches
 #   make patches-check  apply the series one patch at a time and build it
@@ -326,18 +326,23 @@ bench-empty: all
 	$(TOP)/bench/report.sh $(RESULTS) $(TOP)/docs $(TOP)/README.md
 
 # The RFC's table (netns-bench --scale): 100 namespaces holding SCALE_N
-# sockets in all, UDP and TCP, shared and child tables; refreshes that
-# section of docs/BENCHMARKS.md from the committed matrix.  SCALE_MEM is
-# the guest's memory (see docs/BENCHMARKS.md for where the cap falls).
-SCALE_N ?= 100,1000,10000,100000
+# sockets in all, UDP and TCP, shared and child tables, every design with
+# the index; then what the index costs a connect (netns-bench --connect,
+# CONNECT_K connections a repetition); refreshes those sections of
+# docs/BENCHMARKS.md from the committed matrix.  SCALE_MEM is the guest's
+# memory: 1M TCP sockets and the index need about N GB.
+SCALE_N ?= 100,1000,10000,100000,1000000
 SCALE_MEM ?= 12G
 SCALE_REPS ?= 7
+CONNECT_K ?= 2000
+CONNECT_REPS ?= 8
 bench-scale: all
 	@$(MAKE) --no-print-directory bench-kernel
 	@rm -rf $(RESULTS) && mkdir -p $(RESULTS)
 	@cp $(TOP)/docs/bench/results.csv $(TOP)/docs/bench/guest.txt $(TOP)/docs/bench/world.txt $(RESULTS)/
-	$(TOP)/tests/vm/run -k $(BENCH_BZIMAGE) -m $(SCALE_MEM) -t 5400 -- sh -c \
+	$(TOP)/tests/vm/run -k $(BENCH_BZIMAGE) -m $(SCALE_MEM) -t 7200 -- sh -c \
 		'$(guest_config) && $(BIN)/netns-bench --scale $(SCALE_N) --reps $(SCALE_REPS) --out $(RESULTS) && \
+		$(BIN)/netns-bench --connect $(CONNECT_K) --reps $(CONNECT_REPS) --out $(RESULTS) && \
 		$(call guest_info,$(RESULTS)/guest-scale.txt)'
 	$(TOP)/bench/report.sh $(RESULTS) $(TOP)/docs $(TOP)/README.md
 

@@ -12,6 +12,7 @@
  *               [--proto tcp|udp] [--out DIR]
  *   netns-bench --section N1,N2,... [--reps N] [--tables shared|child]
  *               [--proto tcp|udp] [--out DIR]
+ *   netns-bench --connect K [--reps N] [--out DIR]
  *
  * For each point (tables shared|child, M namespaces, S sockets each) it
  * builds the world once, outside the timed region: M namespaces, each with
@@ -32,6 +33,15 @@
  *              BPF_SOCK_ITER_SKIP_LISTEN keeps it out of the listening hash
  *   sock_diag  per netns: setns(), a SOCK_DIAG dump (what ss does), and
  *              SOCK_DESTROY per matching socket for the reap workloads
+ *   index      --scale only: the sockets of the stale backend's address,
+ *              found in the index that netns-reap index start keeps
+ *              (bpf/index.bpf.c) by one SEC("syscall") program run
+ *              (reap_index), each looked up in its namespace and destroyed
+ *   diag-tuple --scale only: per socket to destroy, setns() into its
+ *              namespace and one SOCK_DESTROY naming its tuple, which the
+ *              driver knows: the kernel's lookup and destroy of the same
+ *              sockets without BPF, as an agent that kept its own index
+ *              in user space would; the index's control
  * (chained-conn and global-conn are TCP only: UDP has no listeners to
  * skip) and each workload: walk (visit and count every socket), reap1
  * (destroy the clients of one backend) and reap10 (of all ten backends,
@@ -60,7 +70,9 @@
  * (run_memory()).  With
  * --scale it reproduces the RFC's table in DIR/scale.csv (run_scale());
  * with --section, DIR/section.csv: how long one namespace's walk holds
- * the chained walk's RCU and migration sections (run_section()).
+ * the chained walk's RCU and migration sections (run_section()); with
+ * --connect, DIR/connect.csv: what the index costs each connect
+ * (run_connect()).
  * Points of more than --cap sockets (M x S; --cap-child for child tables)
  * are skipped, and shared points of more than --max-m-shared namespaces:
  * there each per-netns walk visits every socket of the host, so a run
@@ -111,17 +123,18 @@
 /* --scale: the RFC's namespaces, and the clients each trial destroys */
 #define SCALE_M		100
 #define SCALE_STALE	5
+#define SCALE_WALK_CAP	100000	/* sockets: shared tables, per-netns walks */
 #define MAX_LIST	16	/* counts in --fixed, --scale and --section */
 
 static int child_ehash = CHILD_EHASH, child_udp_hash = CHILD_UDP_HASH;
 
 enum design {
 	D_SETNS, D_NETNS_ARG, D_CHAINED, D_CHAINED_CONN, D_GLOBAL,
-	D_GLOBAL_CONN, D_DIAG, N_DESIGNS
+	D_GLOBAL_CONN, D_DIAG, D_INDEX, D_TUPLE, N_DESIGNS
 };
 static const char *const design_names[] = {
 	"setns", "netns-arg", "chained", "chained-conn", "global",
-	"global-conn", "sock_diag",
+	"global-conn", "sock_diag", "index", "diag-tuple",
 };
 enum workload { W_WALK, W_REAP1, W_REAP10, N_WORKLOADS };
 static const char *const workload_names[] = { "walk", "reap1", "reap10" };
@@ -223,6 +236,17 @@ static int backend_of(int pod, int i)
 }
 
 /*
+ * The address of @backend: 127.0.0.1, but in a scale world the stale
+ * backend's own, 127.0.0.2, as a load balancer's backends have theirs.
+ * The index finds sockets by address, so its work follows the sockets of
+ * that address; the walks visit every socket whatever its address.
+ */
+static in_addr_t backend_addr(int backend)
+{
+	return htonl(scale_world && !backend ? 0x7f000002 : INADDR_LOOPBACK);
+}
+
+/*
  * A @type socket connected to @backend, in the current netns.  The
  * section world's UDP clients, up to 100,000 in one namespace, are more
  * than the ephemeral ports of one address: they bind, 16384 to an
@@ -240,7 +264,7 @@ static int client_of(int type, int backend)
 		if (bind(c, (void *)&a, sizeof(a)))
 			die("bind udp client");
 	}
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	a.sin_addr.s_addr = backend_addr(backend);
 	a.sin_port = htons(BASE_PORT + backend);
 	if (c < 0 || connect(c, (void *)&a, sizeof(a)))
 		die(type == SOCK_STREAM ? "connect" : "connect udp");
@@ -316,9 +340,9 @@ static void build_world(int m, long nconn, long nudp, bool child)
 		struct pod *p = &pods[i];
 
 		p->nsfd = enter_new_netns();
-		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 		for (j = 0; j < NBACKENDS; j++) {
 			p->lfd[j] = p->ufd[j] = -1;
+			a.sin_addr.s_addr = backend_addr(j);
 			a.sin_port = htons(BASE_PORT + j);
 			if (j < nlisten) {
 				p->lfd[j] = socket(AF_INET, SOCK_STREAM, 0);
@@ -393,7 +417,10 @@ static void enter_pod(const struct pod *p, bool *entered)
 /*
  * Reconnect every client a reap destroyed, untimed: a TCP client that
  * reads an error or EOF, a UDP client that an abort disconnected.
- * Return how many.
+ * Return how many.  Every UDP client to reconnect is closed first, in
+ * every pod, as a TCP client's abort already closed it: the index then
+ * drops the stale address once it has no socket left, and each trial
+ * finds the same window (bpf/index.h) whatever the trials before it.
  */
 static int rebuild(int proto)
 {
@@ -402,6 +429,15 @@ static int rebuild(int proto)
 	socklen_t len;
 	char c;
 
+	for (i = 0; proto == IPPROTO_UDP && i < npods; i++) {
+		for (j = 0; j < pods[i].nudp; j++) {
+			len = sizeof(peer);
+			if (getpeername(pods[i].ucfd[j], (void *)&peer, &len)) {
+				close(pods[i].ucfd[j]);
+				pods[i].ucfd[j] = -1;
+			}
+		}
+	}
 	for (i = 0; i < npods; i++) {
 		struct pod *p = &pods[i];
 		bool entered = false;
@@ -417,11 +453,9 @@ static int rebuild(int proto)
 			n++;
 		}
 		for (j = 0; proto == IPPROTO_UDP && j < p->nudp; j++) {
-			len = sizeof(peer);
-			if (!getpeername(p->ucfd[j], (void *)&peer, &len))
+			if (p->ucfd[j] >= 0)
 				continue;
 			enter_pod(p, &entered);
-			close(p->ucfd[j]);
 			udp_connect_one(p, j);
 			n++;
 		}
@@ -528,20 +562,103 @@ static unsigned long diag_netns(int proto, int nbackends, bool kill)
 	return seen;
 }
 
+/*
+ * diag-tuple's targets: the pod and the tuple of each client the trial
+ * destroys, taken from the driver's own sockets before the timed run.
+ */
+struct target {
+	int pod;
+	struct inet_diag_sockid id;
+};
+static struct target *targets;
+static int ntargets;
+
+static void find_targets(int proto, int nbackends)
+{
+	struct sockaddr_in me;
+	socklen_t len;
+	int i, j, fd;
+
+	free(targets);
+	targets = calloc(clients_of(proto, nbackends) + 1, sizeof(*targets));
+	if (!targets)
+		die("calloc");
+	ntargets = 0;
+	for (i = 0; i < npods; i++) {
+		int nc = proto == IPPROTO_TCP ? pods[i].nconn : pods[i].nudp;
+
+		for (j = 0; j < nc; j++) {
+			struct target *t = &targets[ntargets];
+			int b = backend_of(i, j);
+			in_addr_t a = backend_addr(b);
+
+			if (b >= nbackends)
+				continue;
+			fd = proto == IPPROTO_TCP ? pods[i].cfd[j] : pods[i].ucfd[j];
+			len = sizeof(me);
+			if (getsockname(fd, (void *)&me, &len))
+				die("getsockname");
+			t->pod = i;
+			t->id.idiag_sport = me.sin_port;
+			t->id.idiag_src[0] = me.sin_addr.s_addr;
+			t->id.idiag_dport = htons(BASE_PORT + b);
+			t->id.idiag_dst[0] = a;
+			t->id.idiag_cookie[0] = INET_DIAG_NOCOOKIE;
+			t->id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
+			ntargets++;
+		}
+	}
+}
+
+/* SOCK_DESTROY of each target, in its namespace; each must succeed. */
+static void destroy_targets(int proto)
+{
+	struct {
+		struct nlmsghdr nlh;
+		struct inet_diag_req_v2 r;
+	} req = {
+		.nlh = { .nlmsg_len = sizeof(req), .nlmsg_type = SOCK_DESTROY,
+			 .nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK },
+		.r = { .sdiag_family = AF_INET, .sdiag_protocol = proto,
+		       .idiag_states = ~0U },
+	};
+	struct {
+		struct nlmsghdr nlh;
+		struct nlmsgerr err;
+	} ack;
+	int i, fd;
+
+	for (i = 0; i < ntargets; i++) {
+		enter(pods[targets[i].pod].nsfd);
+		fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+		req.r.id = targets[i].id;
+		if (fd < 0 || send(fd, &req, sizeof(req), 0) < 0 ||
+		    recv(fd, &ack, sizeof(ack), 0) < (ssize_t)sizeof(ack))
+			die("SOCK_DESTROY");
+		if (ack.nlh.nlmsg_type != NLMSG_ERROR || ack.err.error) {
+			errno = -ack.err.error;
+			die("SOCK_DESTROY");
+		}
+		close(fd);
+		enter(self_ns);
+	}
+}
+
 /* One design's timed run, and what the kernel counted during it. */
 struct trial {
 	double wall, sys;
 	double longest;			/* chained: the longest netns run, ms */
 	struct kcount k;
 	unsigned long seen;
+	unsigned long slots;		/* index: the window's positions read */
 	long long buckets, walked;	/* -1: no kernel counters */
 };
 
 /* What a point reports of one design: quantiles over the repetitions. */
 struct result {
-	double wall, wall_p25, wall_p75, sys;
+	double wall, wall_p25, wall_p75, wall_min, wall_max, sys;
 	double longest, longest_max;	/* median and maximum of trial.longest */
-	unsigned long seen;
+	unsigned long seen, slots;
 	double calls, allocs, pages;	/* kernel counts, of one run */
 	long long buckets, walked;	/* -1: no kernel counters */
 };
@@ -581,10 +698,39 @@ static bool walk_stats(long long *buckets, long long *sockets)
 	return ok;
 }
 
-/* Whether design @d skips the listeners: the TCP walks of connected sockets. */
+/*
+ * Whether design @d skips the listeners: the TCP walks of connected
+ * sockets, and the index, which holds connected sockets only.
+ */
 static bool connected_only(enum design d)
 {
-	return d == D_CHAINED_CONN || d == D_GLOBAL_CONN;
+	return d == D_CHAINED_CONN || d == D_GLOBAL_CONN || d == D_INDEX ||
+	       d == D_TUPLE;
+}
+
+/*
+ * The index design's program takes the maps of the index that
+ * netns-reap index start pinned (run_scale()), as netns-reap's own
+ * --mode index does (tools/index.c).
+ */
+static void use_index_maps(struct reap_bpf *skel)
+{
+	struct bpf_map *maps[] = {
+		skel->maps.idx_addrs, skel->maps.idx_slots,
+		skel->maps.idx_socks, skel->maps.idx_stats,
+	};
+	char path[256];
+	unsigned int i;
+	int fd;
+
+	for (i = 0; i < sizeof(maps) / sizeof(maps[0]); i++) {
+		snprintf(path, sizeof(path), "/sys/fs/bpf/netns-reap/%s",
+			 bpf_map__name(maps[i]));
+		fd = bpf_obj_get(path);
+		if (fd < 0 || bpf_map__reuse_fd(maps[i], fd))
+			die(path);
+		close(fd);
+	}
 }
 
 static struct reap_bpf *load(int proto, enum design d, int nbackends,
@@ -593,6 +739,7 @@ static struct reap_bpf *load(int proto, enum design d, int nbackends,
 	bool chained = d == D_CHAINED || d == D_CHAINED_CONN;
 	struct reap_addr_filter f = {};
 	struct reap_bpf *skel = reap_bpf__open();
+	in_addr_t a;
 	__u32 i;
 
 	if (!skel)
@@ -615,14 +762,21 @@ static struct reap_bpf *load(int proto, enum design d, int nbackends,
 				  !chained && proto == IPPROTO_TCP);
 	bpf_program__set_autoload(skel->progs.reap_udp,
 				  !chained && proto == IPPROTO_UDP);
-	reap_skip_index(skel);
+	if (d == D_INDEX) {
+		bpf_program__set_autoload(skel->progs.reap_tcp, false);
+		bpf_program__set_autoload(skel->progs.reap_udp, false);
+		use_index_maps(skel);
+	} else {
+		reap_skip_index(skel);
+	}
 	if (reap_bpf__load(skel))
 		die("load BPF programs");
 	f.addr[10] = f.addr[11] = 0xff;
 	f.plen = 128;
 	for (i = 0; i < (kill ? (__u32)nbackends : 1); i++) {
 		/* walk: a backend nobody talks to, so nothing matches */
-		inet_pton(AF_INET, kill ? "127.0.0.1" : "192.0.2.1", f.addr + 12);
+		a = kill ? backend_addr(i) : htonl(0xc0000201);
+		memcpy(f.addr + 12, &a, sizeof(a));
 		f.port = BASE_PORT + i;
 		bpf_map_update_elem(bpf_map__fd(skel->maps.dsts), &i, &f, BPF_ANY);
 	}
@@ -645,6 +799,7 @@ static void run_once(struct reap_bpf *skel, int proto, enum design d,
 {
 	struct bpf_program *prog = proto == IPPROTO_TCP ? skel->progs.reap_tcp :
 							  skel->progs.reap_udp;
+	LIBBPF_OPTS(bpf_test_run_opts, run);
 	struct bpf_link *l;
 	int i;
 
@@ -678,6 +833,16 @@ static void run_once(struct reap_bpf *skel, int proto, enum design d,
 		drain(bpf_link__fd(l));
 		bpf_link__destroy(l);
 		break;
+	case D_INDEX:
+		if (bpf_prog_test_run_opts(bpf_program__fd(skel->progs.reap_index),
+					   &run))
+			die("run the index lookup program");
+		*seen = skel->bss->counts.index_entries;
+		return;
+	case D_TUPLE:
+		destroy_targets(proto);
+		*seen = ntargets;
+		return;
 	case D_DIAG:
 		*seen = 0;
 		for (i = 0; i <= npods; i++) {
@@ -702,10 +867,14 @@ static const char *design_scope(enum design d)
 	return connected_only(d) ? "connected" : "all";
 }
 
-/* The whole-host and chained designs of @d's scope, its ratios' bases. */
-static enum design global_of(enum design d)
+/*
+ * The whole-host and chained designs of @d's scope, its ratios' bases.
+ * Every UDP socket of a scale world is connected: the index's UDP base
+ * is global.
+ */
+static enum design global_of(enum design d, int proto)
 {
-	return connected_only(d) ? D_GLOBAL_CONN : D_GLOBAL;
+	return connected_only(d) && proto == IPPROTO_TCP ? D_GLOBAL_CONN : D_GLOBAL;
 }
 
 static enum design chained_of(enum design d)
@@ -713,9 +882,16 @@ static enum design chained_of(enum design d)
 	return connected_only(d) ? D_CHAINED_CONN : D_CHAINED;
 }
 
-/* Whether design @d runs for @proto: UDP has no listeners to skip. */
+/*
+ * Whether design @d runs for @proto: UDP has no listeners to skip; the
+ * index only where run_scale() started it.
+ */
+static bool index_on;
+
 static bool runs(int proto, enum design d)
 {
+	if (d == D_INDEX || d == D_TUPLE)
+		return index_on;
 	return proto == IPPROTO_TCP || !connected_only(d);
 }
 
@@ -735,6 +911,8 @@ static void run_trial(struct reap_bpf *skel, int proto, enum design d,
 	double t0, cpu0;
 
 	memset(skel->bss, 0, sizeof(*skel->bss));
+	if (d == D_TUPLE)
+		find_targets(proto, nb);
 	/* The kernel counts the TCP walks only. */
 	counted = proto == IPPROTO_TCP && walk_stats(&b0, &s0);
 	cpu0 = sys_ms();
@@ -744,6 +922,7 @@ static void run_trial(struct reap_bpf *skel, int proto, enum design d,
 	run_once(skel, proto, d, nb, kill, &t->seen);
 	t->wall = now() - t0;
 	t->longest = skel->bss->counts.longest_ns / 1e6;
+	t->slots = skel->bss->counts.index_slots;
 	if (count) {
 		kcount_read(&k1);
 		kcount_delta(&k0, &k1, &t->k);
@@ -799,6 +978,7 @@ static void measure(int proto, enum workload w, const enum design *designs,
 			sys[d][r] = t.sys;
 			longest[d][r] = t.longest;
 			res[d].seen = t.seen;
+			res[d].slots = t.slots;
 			res[d].buckets = t.buckets;
 			res[d].walked = t.walked;
 		}
@@ -821,6 +1001,8 @@ static void measure(int proto, enum workload w, const enum design *designs,
 		res[d].wall = quantile(wall[d], reps, 0.5);
 		res[d].wall_p25 = quantile(wall[d], reps, 0.25);
 		res[d].wall_p75 = quantile(wall[d], reps, 0.75);
+		res[d].wall_min = quantile(wall[d], reps, 0);
+		res[d].wall_max = quantile(wall[d], reps, 1);
 		res[d].sys = quantile(sys[d], reps, 0.5);
 		res[d].longest = quantile(longest[d], reps, 0.5);
 		res[d].longest_max = quantile(longest[d], reps, 1);
@@ -837,7 +1019,7 @@ static void emit(FILE *csv, const char *tables, int m, int s, int proto,
 	for (w = 0; w < nw; w++) {
 		for (d = 0; d < N_DESIGNS; d++) {
 			struct result *x = &r[w][d];
-			double g = x->wall / r[w][global_of(d)].wall;
+			double g = x->wall / r[w][global_of(d, proto)].wall;
 			double c = x->wall / r[w][chained_of(d)].wall;
 			char kb[24] = "", ks[24] = "";
 
@@ -947,7 +1129,7 @@ static void run_empty(int m, int reps, const char *out, int p_first, int p_last)
 		for (t = 0; t <= 1; t++) {
 			for (i = 0; i < N_EMPTY; i++) {
 				enum design d = empty_designs[i];
-				long b = t ? added : global_of(d) == d ? host :
+				long b = t ? added : global_of(d, protos[pi]) == d ? host :
 					     (m + 1) * host;
 				double wall = t ? big[d].wall - small[d].wall : shared[d].wall;
 				/* child: the two IQRs added, a bound on the difference's */
@@ -1121,6 +1303,123 @@ static void run_fixed(const long *ms, int nm, int reps, const char *out,
 }
 
 /*
+ * Whether design @d walks each namespace's share of the tables: on the
+ * shared tables, every socket of the host once per namespace.
+ */
+static bool per_netns(enum design d)
+{
+	return d != D_GLOBAL && d != D_GLOBAL_CONN && d != D_INDEX &&
+	       d != D_TUPLE;
+}
+
+/* @cmd: "netns-reap @args", the netns-reap beside this program. */
+static void reap_cmd(char *cmd, size_t len, const char *args)
+{
+	char exe[512], *slash;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n < 0)
+		die("/proc/self/exe");
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (slash)
+		*slash = '\0';
+	snprintf(cmd, len, "%s/netns-reap %s", exe, args);
+}
+
+static bool index_started;
+
+static void index_stop_at_exit(void)
+{
+	char cmd[640];
+
+	if (!index_started)
+		return;
+	reap_cmd(cmd, sizeof(cmd), "index stop >/dev/null");
+	if (system(cmd))
+		fprintf(stderr, "netns-bench: '%s' failed: the index is still attached\n", cmd);
+}
+
+/*
+ * netns-reap index @verb: start or stop the index.  One that this run
+ * started is stopped at exit, whatever the exit.
+ */
+static void index_ctl(const char *verb)
+{
+	char args[64], cmd[640];
+	static bool registered;
+
+	snprintf(args, sizeof(args), "index %s >/dev/null", verb);
+	reap_cmd(cmd, sizeof(cmd), args);
+	if (!registered) {
+		atexit(index_stop_at_exit);
+		registered = true;
+	}
+	index_started = !strcmp(verb, "start");
+	if (system(cmd)) {
+		fprintf(stderr, "netns-bench: '%s' failed\n", cmd);
+		exit(1);
+	}
+}
+
+/* The window positions the index design's runs read, as a CSV field. */
+static const char *slots_of(const struct result *x)
+{
+	static char buf[24];
+
+	snprintf(buf, sizeof(buf), "%lu", x->slots);
+	return buf;
+}
+
+/* The value of JSON key @key in @buf, or -1. */
+static long long json_u64(const char *buf, const char *key)
+{
+	char pat[64];
+	const char *p;
+	long long v;
+
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	p = strstr(buf, pat);
+	return p && sscanf(p + strlen(pat), "%lld", &v) == 1 ? v : -1;
+}
+
+/*
+ * The index's entries and its maps' bytes (netns-reap index status),
+ * after a world of @n sockets was built: an index that missed a socket,
+ * or holds fewer than the world, would time a lookup of what it lacks.
+ */
+static void index_size(__u64 *entries, __u64 *bytes, long n_world)
+{
+	long long e, b, missed, skipped;
+	char cmd[640], buf[1024];
+	size_t n;
+	FILE *f;
+
+	reap_cmd(cmd, sizeof(cmd), "-j index status");
+	f = popen(cmd, "r");
+	if (!f)
+		die(cmd);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	e = json_u64(buf, "entries");
+	b = json_u64(buf, "map_bytes");
+	missed = json_u64(buf, "missed");
+	skipped = json_u64(buf, "prog_misses");
+	if (pclose(f) || e < 0 || b < 0 || missed < 0 || skipped < 0) {
+		fprintf(stderr, "netns-bench: no entries, map_bytes, missed or prog_misses from '%s': %s\n",
+			cmd, buf);
+		exit(1);
+	}
+	if (missed || skipped || e < n_world) {
+		fprintf(stderr, "netns-bench: the index holds %lld entries for a world of %ld sockets, missed %lld and skipped %lld program runs\n",
+			e, n_world, missed, skipped);
+		exit(1);
+	}
+	*entries = e;
+	*bytes = b;
+}
+
+/*
  * --scale N1,N2,...: the benchmark of Jordan Rife's RFC "bpf: Efficient
  * socket destruction" (2025): SCALE_M namespaces holding N sockets of one
  * protocol in all (UDP: connected clients; TCP: clients and their
@@ -1129,6 +1428,13 @@ static void run_fixed(const long *ms, int nm, int reps, const char *out,
  * stale backend, one in each of the first SCALE_STALE namespaces (the RFC
  * destroyed 1 to 5 sockets a trial), with every design; DIR/scale.csv,
  * with the seconds the point took to build its world and to measure.
+ * The stale backend has an address of its own (backend_addr()).  The
+ * index runs for the whole of it (netns-reap index start): its programs
+ * fill it as the worlds are built, and the other designs' destroys run
+ * its close hooks too.  DIR/index.csv gets its entries and its maps'
+ * bytes at each point.  On the shared tables, points over SCALE_WALK_CAP
+ * sockets run only the designs that do not walk per namespace: there
+ * each per-netns walk visits every socket of the host once per namespace.
  */
 static void run_scale(const long *ns, int nn, int reps, const char *out,
 		      int t_first, int t_last, int p_first, int p_last)
@@ -1136,12 +1442,17 @@ static void run_scale(const long *ns, int nn, int reps, const char *out,
 	int protos[] = { IPPROTO_TCP, IPPROTO_UDP }, t, pi, i, n;
 	struct result r[N_DESIGNS];
 	enum design ds[N_DESIGNS];
-	double t0, t1, t2;
-	FILE *csv;
+	__u64 entries, bytes;
+	double t0, t1, t2, tm;
+	FILE *csv, *icsv;
 	int d;
 
-	csv = create(out, "scale.csv", "tables,proto,m,n,design,reps,wall_ms_median,wall_ms_iqr,wall_ms_p25,wall_ms_p75,sys_ms_median,destroyed,sockets_seen,syscalls,kernel_allocs,ratio_vs_global,scope,world_s,measure_s\n");
+	csv = create(out, "scale.csv", "tables,proto,m,n,design,reps,wall_ms_median,wall_ms_iqr,wall_ms_p25,wall_ms_p75,sys_ms_median,destroyed,sockets_seen,syscalls,kernel_allocs,ratio_vs_global,scope,world_s,measure_s,wall_ms_min,wall_ms_max,index_slots\n");
+	icsv = create(out, "index.csv", "tables,proto,m,n,entries,map_bytes,bytes_per_entry\n");
 	scale_world = true;
+	index_ctl("stop");	/* a fresh index, not one left running */
+	index_ctl("start");
+	index_on = true;
 	for (t = t_first; t <= t_last; t++) {
 		for (pi = p_first; pi <= p_last; pi++) {
 			bool tcp = protos[pi] == IPPROTO_TCP;
@@ -1151,23 +1462,35 @@ static void run_scale(const long *ns, int nn, int reps, const char *out,
 				build_world(SCALE_M, tcp ? ns[i] / 2 : 0,
 					    tcp ? 0 : ns[i], t);
 				t1 = now();
+				index_size(&entries, &bytes, ns[i]);
+				fprintf(icsv, "%s,%s,%d,%ld,%llu,%llu,%.1f\n",
+					t ? "child" : "shared", tcp ? "tcp" : "udp",
+					SCALE_M, ns[i], (unsigned long long)entries,
+					(unsigned long long)bytes,
+					entries ? (double)bytes / entries : 0);
+				fflush(icsv);
+				tm = now();
 				for (n = 0, d = 0; d < N_DESIGNS; d++)
-					if (runs(protos[pi], d))
+					if (runs(protos[pi], d) &&
+					    (t || ns[i] <= SCALE_WALK_CAP ||
+					     !per_netns(d)))
 						ds[n++] = d;
 				measure(protos[pi], W_REAP1, ds, n, reps, r);
 				t2 = now();
 				for (d = 0; d < n; d++) {
 					struct result *x = &r[ds[d]];
 
-					fprintf(csv, "%s,%s,%d,%ld,%s,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%lu,%.0f,%.0f,%.3f,%s,%.1f,%.1f\n",
+					fprintf(csv, "%s,%s,%d,%ld,%s,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%d,%lu,%.0f,%.0f,%.3f,%s,%.1f,%.1f,%.4f,%.4f,%s\n",
 						t ? "child" : "shared", tcp ? "tcp" : "udp",
 						SCALE_M, ns[i], design_names[ds[d]], reps,
 						x->wall, iqr(x), x->wall_p25, x->wall_p75,
 						x->sys, clients_of(protos[pi], 1), x->seen,
 						x->calls, x->allocs,
-						x->wall / r[global_of(ds[d])].wall,
-						design_scope(ds[d]), (t1 - t0) / 1e3,
-						(t2 - t1) / 1e3);
+						x->wall / r[global_of(ds[d], protos[pi])].wall,
+						connected_only(ds[d]) && !tcp ? "all" : design_scope(ds[d]),
+						(t1 - t0) / 1e3, (t2 - tm) / 1e3,
+						x->wall_min, x->wall_max,
+						ds[d] == D_INDEX ? slots_of(x) : "");
 					printf("scale %-6s %s %8ld %-12s %10.3f %8.3f %9lu\n",
 					       t ? "child" : "shared", tcp ? "tcp" : "udp",
 					       ns[i], design_names[ds[d]], x->wall, iqr(x),
@@ -1182,7 +1505,10 @@ static void run_scale(const long *ns, int nn, int reps, const char *out,
 			}
 		}
 	}
+	index_on = false;
+	index_ctl("stop");
 	scale_world = false;
+	fclose(icsv);
 	fclose(csv);
 }
 
@@ -1248,6 +1574,120 @@ static void run_section(const long *ns, int nn, int reps, const char *out,
 }
 
 /*
+ * One repetition of --connect: @k connections of @proto in the current
+ * namespace to the listener @lfd (TCP) or the port of @a (UDP).  A TCP
+ * connection is connect(), accept() and an abortive close of both (no
+ * TIME_WAIT left to fill the tables); a UDP one connect() and close().
+ * @lat gets each connect()'s microseconds; returns the loop's seconds.
+ */
+static double connect_loop(int proto, int lfd, const struct sockaddr_in *a,
+			   int k, double *lat)
+{
+	struct linger lin = { .l_onoff = 1, .l_linger = 0 };
+	double t0 = now(), t1;
+	int i, c, s;
+
+	for (i = 0; i < k; i++) {
+		c = socket(AF_INET, proto == IPPROTO_TCP ? SOCK_STREAM : SOCK_DGRAM, 0);
+		if (c < 0)
+			die("socket");
+		t1 = now();
+		if (connect(c, (const void *)a, sizeof(*a)))
+			die("connect");
+		lat[i] = (now() - t1) * 1e3;
+		if (proto == IPPROTO_TCP) {
+			s = accept(lfd, NULL, NULL);
+			if (s < 0)
+				die("accept");
+			setsockopt(c, SOL_SOCKET, SO_LINGER, &lin, sizeof(lin));
+			close(c);
+			close(s);
+		} else {
+			close(c);
+		}
+	}
+	return (now() - t0) / 1e3;
+}
+
+/*
+ * --connect K: the price the index makes every connect pay, which the
+ * walks do not.  In a namespace of its own, each repetition runs K TCP
+ * connections and then K UDP ones (connect_loop()) without the index and
+ * with it (netns-reap index start: the programs attached to the root
+ * cgroup and the kprobes), in the order off-on, then on-off, alternating,
+ * after one discarded warm-up pair.  Every state is entered the same way,
+ * an index start or stop (each idempotent) and K / 10 connections of each
+ * protocol untimed, and one TCP connection and one connected UDP socket
+ * to the address stay open throughout: the address's word in the index
+ * lives on, as a backend's does, instead of being made and deleted by
+ * every connect.  DIR/connect.csv gets one row per repetition, protocol
+ * and state: the loop's connections per second and the median and 99th
+ * percentile of connect()'s latency, so that the report pairs each "on"
+ * with the "off" of its repetition.  One thread: contention on the
+ * index's words is not measured.
+ */
+static void run_connect(int k, int reps, const char *out)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+				 .sin_port = htons(BASE_PORT) };
+	int protos[] = { IPPROTO_TCP, IPPROTO_UDP }, r, o, pi, lfd, nsfd, one = 1;
+	int keep[3];
+	double *lat = calloc(k, sizeof(*lat)), secs;
+	FILE *csv;
+
+	if (!lat)
+		die("calloc");
+	csv = create(out, "connect.csv", "rep,proto,index,connects,seconds,connects_per_s,connect_us_p50,connect_us_p99\n");
+	nsfd = enter_new_netns();
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (lfd < 0 || bind(lfd, (void *)&a, sizeof(a)) || listen(lfd, 4096))
+		die("listen");
+	index_ctl("stop");
+	index_ctl("start");	/* the resident sockets are indexed */
+	keep[0] = client_of(SOCK_STREAM, 0);
+	keep[1] = accept(lfd, NULL, NULL);
+	keep[2] = client_of(SOCK_DGRAM, 0);
+	if (keep[1] < 0)
+		die("accept");
+	for (r = -1; r < reps; r++) {
+		for (o = 0; o < 2; o++) {
+			/* off-on in even repetitions, on-off in odd ones */
+			bool on = (o + (r & 1)) & 1;
+
+			index_ctl(on ? "start" : "stop");
+			for (pi = 0; pi < 2; pi++)
+				connect_loop(protos[pi], lfd, &a, k / 10, lat);
+			for (pi = 0; pi < 2; pi++) {
+				secs = connect_loop(protos[pi], lfd, &a, k, lat);
+				if (r < 0)
+					continue;
+				fprintf(csv, "%d,%s,%s,%d,%.4f,%.1f,%.2f,%.2f\n", r,
+					pi ? "udp" : "tcp", on ? "on" : "off", k,
+					secs, k / secs, quantile(lat, k, 0.5),
+					quantile(lat, k, 0.99));
+				printf("connect %2d %s index %-3s %8.1f/s p50 %8.2f us p99 %8.2f us\n",
+				       r, pi ? "udp" : "tcp", on ? "on" : "off",
+				       k / secs, quantile(lat, k, 0.5),
+				       quantile(lat, k, 0.99));
+			}
+			fflush(stdout);
+			fflush(csv);
+		}
+	}
+	index_ctl("stop");
+	for (o = 0; o < 3; o++)
+		close(keep[o]);
+	close(lfd);
+	if (setns(self_ns, CLONE_NEWNET))
+		die("setns back");
+	close(nsfd);
+	free(lat);
+	fclose(csv);
+}
+
+/*
  * "N1,N2,..." of option --@opt: the counts into @v (at most MAX_LIST),
  * each 1 or more; or -1 once the error is said.
  */
@@ -1288,7 +1728,7 @@ int main(int argc, char **argv)
 	int t_first = 0, t_last = 1, empty_m = 0, n_fixed = 0, n_scale = 0;
 	int memory_m = 0;
 	long fixed_m[MAX_LIST], scale_n[MAX_LIST], section_n[MAX_LIST];
-	int n_section = 0;
+	int n_section = 0, connect_k = 0;
 	struct rlimit rl = { 1 << 20, 1 << 20 };
 	char why[256];
 	FILE *csv;
@@ -1310,6 +1750,7 @@ int main(int argc, char **argv)
 			{ "memory", required_argument, NULL, 'm' },
 			{ "scale", required_argument, NULL, 'S' },
 			{ "section", required_argument, NULL, 'L' },
+			{ "connect", required_argument, NULL, 'k' },
 			{}
 		};
 		int c = getopt_long(argc, argv, "", lo, NULL);
@@ -1353,6 +1794,12 @@ int main(int argc, char **argv)
 						 section_n);
 			if (n_section < 0)
 				return 2;
+		} else if (c == 'k') {
+			connect_k = atoi(optarg);
+			if (connect_k < 100) {
+				fprintf(stderr, "netns-bench: --connect takes a connection count of 100 or more\n");
+				return 2;
+			}
 		} else if (c == 'o') {
 			out = optarg;
 		} else if (c == 't' && !strcmp(optarg, "shared")) {
@@ -1364,7 +1811,7 @@ int main(int argc, char **argv)
 		} else if (c == 'p' && !strcmp(optarg, "udp")) {
 			p_first = 1;
 		} else {
-			fprintf(stderr, "usage: netns-bench [--smoke] [--reps N] [--cap SOCKETS] [--cap-child SOCKETS] [--cap-reap SOCKETS] [--max-m-shared M] [--tables shared|child] [--proto tcp|udp] [--out DIR]\n       netns-bench --empty M [--reps N] [--proto tcp|udp] [--out DIR]\n       netns-bench --fixed M1,M2,... [--reps N] [--proto tcp|udp] [--out DIR]\n       netns-bench --memory M [--out DIR]\n       netns-bench --scale N1,N2,... [--reps N] [--tables shared|child] [--proto tcp|udp] [--out DIR]\n       netns-bench --section N1,N2,... [--reps N] [--tables shared|child] [--proto tcp|udp] [--out DIR]\n");
+			fprintf(stderr, "usage: netns-bench [--smoke] [--reps N] [--cap SOCKETS] [--cap-child SOCKETS] [--cap-reap SOCKETS] [--max-m-shared M] [--tables shared|child] [--proto tcp|udp] [--out DIR]\n       netns-bench --empty M [--reps N] [--proto tcp|udp] [--out DIR]\n       netns-bench --fixed M1,M2,... [--reps N] [--proto tcp|udp] [--out DIR]\n       netns-bench --memory M [--out DIR]\n       netns-bench --scale N1,N2,... [--reps N] [--tables shared|child] [--proto tcp|udp] [--out DIR]\n       netns-bench --section N1,N2,... [--reps N] [--tables shared|child] [--proto tcp|udp] [--out DIR]\n       netns-bench --connect K [--reps N] [--out DIR]\n");
 			return 2;
 		}
 	}
@@ -1403,6 +1850,10 @@ int main(int argc, char **argv)
 	if (n_section) {
 		run_section(section_n, n_section, reps, out, t_first, t_last,
 			    p_first, p_last);
+		return 0;
+	}
+	if (connect_k) {
+		run_connect(connect_k, reps, out);
 		return 0;
 	}
 	if (n_scale) {
