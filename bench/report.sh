@@ -583,10 +583,32 @@ scale_section() {
 	echo "protocol in all (TCP: clients and accepted peers, plus two listeners a"
 	echo "namespace), on shared and on child tables, and each trial destroys the"
 	echo "$destroyed clients of a stale backend, one in each of $destroyed namespaces, with"
-	echo "every design. Ours run under $(accel "$gs"), so compare shapes (each time over its"
+	echo "every design. The stale backend has an address of its own (127.0.0.2;"
+	echo "every other client talks to 127.0.0.1), as a load balancer's backends"
+	echo "have. Ours run under $(accel "$gs"), so compare shapes (each time over its"
 	echo "own time at N = 10k) and ratios, not absolute times. The RFC's"
-	echo "per-namespace walk is the setns loop; its sockhash is looked up, not"
-	echo "walked, and no design here is like it."
+	echo "per-namespace walk is the setns loop. Its sockhash is looked up, not"
+	echo "walked; the design here that is like it is the index (\`netns-reap index"
+	echo "start\`, \`bpf/index.bpf.c\`): hash maps that BPF programs on the connect"
+	echo "and close paths keep, keyed by remote address, and one \`SEC(\"syscall\")\`"
+	echo "program run that looks each entry of the stale address up by its tuple in"
+	echo "its namespace and destroys it. Its time follows the window it reads: every"
+	echo "position of that address, all ports and both protocols, since the address"
+	echo "last had no socket (at most 2^20); the stale backend here has 5. A"
+	echo "backend address that shares its window with many sockets (other ports,"
+	echo "churn while one socket stays) costs the index that many lookups. The"
+	echo "index is running for the whole run, so every design's TCP destroys pay its"
+	echo "close hook; UDP entries go at close(), in the untimed rebuild. Only the"
+	echo "index reads it. Its time is one program run: no namespace is walked."
+	echo "diag-tuple is its control: for each socket to destroy, \`setns()\` into its"
+	echo "namespace and one \`SOCK_DESTROY\` naming its tuple, which the driver"
+	echo "already knows: the kernel's own lookup and destroy of the same sockets,"
+	echo "with no BPF, as an agent keeping its index in user space would do;"
+	echo "whatever both grow by with N is not the index's. \"-\" marks the points"
+	echo "where a design did not run: on shared tables above 100k sockets each"
+	echo "per-namespace walk would visit every socket of the host once per"
+	echo "namespace, so only the whole-host walks, the index and its control run"
+	echo "there."
 	echo
 	awk -F, -v rfc="$rfc" "$COUNT$HDR"'
 	BEGIN { while ((getline l < rfc) > 0) { split(l, x, ","); if (x[1] + 0 > 0) { r[x[1]] = x[2]; if (x[3] != "") sh[x[1]] = x[3] } } }
@@ -598,51 +620,81 @@ scale_section() {
 		if ($h["n"] + 0 > top[g]) top[g] = $h["n"] + 0
 		w[k SUBSEP $h["design"]] = $h["wall_ms_median"]
 		q[k SUBSEP $h["design"]] = $h["wall_ms_iqr"]
+		wmin[k SUBSEP $h["design"]] = $h["wall_ms_min"]
+		wmax[k SUBSEP $h["design"]] = $h["wall_ms_max"]
+		sl[k SUBSEP $h["design"]] = $h["index_slots"]
+		if ($h["design"] == "setns" && $h["n"] + 0 > stop[g]) stop[g] = $h["n"] + 0
 		reps = $h["reps"]
 	}
+	# ms: a time to a tenth of a microsecond below 0.1 ms
+	function ms(v) { return v < 0.1 ? sprintf("%.4f", v) : v < 1 ? sprintf("%.3f", v) : v < 10 ? sprintf("%.2f", v) : sprintf("%.1f", v) }
+	# cell: design d at point k, its median and IQR; "-" if it did not run
+	function cell(k, d) { return (k SUBSEP d) in w ? sprintf("%s (%s)", ms(w[k SUBSEP d]), ms(q[k SUBSEP d])) : "-" }
+	# diag-tuple at point k over point b, or why not
+	function dt(b, k) { return (b SUBSEP "diag-tuple") in w && (k SUBSEP "diag-tuple") in w ? sprintf("%.2fx", w[k SUBSEP "diag-tuple"] / w[b SUBSEP "diag-tuple"]) : "did not run" }
+	function ratio(k, a, b) { return (k SUBSEP a) in w && w[k SUBSEP b] ? sprintf("%.2fx", w[k SUBSEP a] / w[k SUBSEP b]) : "-" }
 	END {
 		for (i = 1; i <= ng; i++) {
 			split(groups[i], x, SUBSEP); g = groups[i]
+			conn = x[2] == "tcp" ? "global-conn" : "global"
 			printf "### %s, %s tables (median of %d trials, ms; IQR in brackets)\n\n", toupper(x[2]), x[1], reps
 			printf "| N | RFC per-netns ms | RFC / RFC at 10k | RFC sockhash ms | setns | setns / setns at 10k | netns-arg | chained |"
 			if (x[2] == "tcp") printf " chained-conn |"
 			printf " global |"
 			if (x[2] == "tcp") printf " global-conn |"
-			printf " sock_diag | setns / global | chained / global |"
+			printf " sock_diag | index | diag-tuple | setns / global | chained / global |"
 			if (x[2] == "tcp") printf " chained-conn / global-conn |"
+			printf " index / %s | index / diag-tuple |", conn
 			print ""
 			printf "| --- | --- | --- | --- | --- | --- | --- | --- |"
 			if (x[2] == "tcp") printf " --- | --- | --- |"
-			print " --- | --- | --- | --- |"
+			print " --- | --- | --- | --- | --- | --- | --- | --- |"
 			base = w[g SUBSEP 10000 SUBSEP "setns"]
 			for (j = 1; j <= nn[g]; j++) {
 				n = ns[g, j]; k = g SUBSEP n
-				printf "| %d | %s | %s | %s | %.1f (%.1f) | %s | %.1f (%.1f) | %.1f (%.1f) |", n,
+				printf "| %d | %s | %s | %s | %s | %s | %s | %s |", n,
 					(n in r) ? r[n] : "-", (n in r) ? sprintf("%.2f", r[n] / r[10000]) : "-",
 					(n in sh) ? sprintf("%.4f", sh[n] / 1000) : "-",
-					w[k SUBSEP "setns"], q[k SUBSEP "setns"],
-					base ? sprintf("%.2f", w[k SUBSEP "setns"] / base) : "-",
-					w[k SUBSEP "netns-arg"], q[k SUBSEP "netns-arg"],
-					w[k SUBSEP "chained"], q[k SUBSEP "chained"]
-				if (x[2] == "tcp") printf " %.1f (%.1f) |", w[k SUBSEP "chained-conn"], q[k SUBSEP "chained-conn"]
-				printf " %.1f (%.1f) |", w[k SUBSEP "global"], q[k SUBSEP "global"]
-				if (x[2] == "tcp") printf " %.1f (%.1f) |", w[k SUBSEP "global-conn"], q[k SUBSEP "global-conn"]
-				printf " %.1f (%.1f) | %.2fx | %.2fx |",
-					w[k SUBSEP "sock_diag"], q[k SUBSEP "sock_diag"],
-					w[k SUBSEP "setns"] / w[k SUBSEP "global"],
-					w[k SUBSEP "chained"] / w[k SUBSEP "global"]
-				if (x[2] == "tcp") printf " %s |", w[k SUBSEP "global-conn"] ? sprintf("%.2fx", w[k SUBSEP "chained-conn"] / w[k SUBSEP "global-conn"]) : "-"
+					cell(k, "setns"),
+					base && (k SUBSEP "setns") in w ? sprintf("%.2f", w[k SUBSEP "setns"] / base) : "-",
+					cell(k, "netns-arg"), cell(k, "chained")
+				if (x[2] == "tcp") printf " %s |", cell(k, "chained-conn")
+				printf " %s |", cell(k, "global")
+				if (x[2] == "tcp") printf " %s |", cell(k, "global-conn")
+				printf " %s | %s | %s | %s | %s |", cell(k, "sock_diag"), cell(k, "index"),
+					cell(k, "diag-tuple"), ratio(k, "setns", "global"), ratio(k, "chained", "global")
+				if (x[2] == "tcp") printf " %s |", ratio(k, "chained-conn", "global-conn")
+				printf " %s | %s |", ratio(k, "index", conn), ratio(k, "index", "diag-tuple")
 				print ""
 			}
 			print ""
-			# the shape: from 10k to the largest N, beside the RFC
-			n = top[g]; k = g SUBSEP n; b = g SUBSEP 10000
+			# the shape: from 10k to the largest N the setns loop ran at,
+			# beside the RFC
+			n = stop[g]; k = g SUBSEP n; b = g SUBSEP 10000
 			if (n > 10000 && w[b SUBSEP "setns"] && w[b SUBSEP "chained"] && w[b SUBSEP "global"] &&
-			    (n in r) && r[10000])
+			    (k SUBSEP "setns") in w && (n in r) && r[10000])
 				printf "From N = 10k to %s the RFC'"'"'s per-namespace walk took %.2fx the time; here the setns loop %.2fx, the chained walk %.2fx and the whole-host walk %.2fx.\n\n",
 					count(n), r[n] / r[10000], w[k SUBSEP "setns"] / w[b SUBSEP "setns"],
 					w[k SUBSEP "chained"] / w[b SUBSEP "chained"],
 					w[k SUBSEP "global"] / w[b SUBSEP "global"]
+			# the index against the whole-host walk of the same sockets,
+			# from 10k to the largest N: the ratio of medians, and the
+			# slowest trial at N over the fastest at 10k, which holds
+			# the ratio of the true medians with probability at least
+			# 1 - 2 x 2^(1 - trials) (each median lies between its
+			# sample'"'"'s extremes with 1 - 2^(1 - trials))
+			n = top[g]; k = g SUBSEP n
+			if (n > 10000 && (b SUBSEP "index") in w && (k SUBSEP "index") in w && w[b SUBSEP conn]) {
+				gi = w[k SUBSEP "index"] / w[b SUBSEP "index"]
+				bound = wmax[k SUBSEP "index"] / wmin[b SUBSEP "index"]
+				printf "%s, %s tables: from N = 10k to %s the index'"'"'s kill took %.2fx the time, %.2fx at most (the slowest trial at %s over the fastest at 10k, a bound with %.0f%% confidence): %s. It read %d window positions at 10k and %d at %s: its time follows the sockets the stale address had since it last had none, not N. The whole-host walk of the same sockets (%s) took %.2fx; diag-tuple, the kernel'"'"'s lookup and destroy of the same sockets by tuple without BPF, %s, and the index took %s of its time at 10k and %s at %s.\n\n",
+					toupper(x[2]), x[1], count(n), gi, bound, count(n),
+					100 * (1 - 2 * 2 ^ (1 - reps)),
+					(bound <= 2 ? "within 2x" : (gi > 2 ? "more than 2x" : "within 2x at the median, not beyond the noise")),
+					sl[b SUBSEP "index"], sl[k SUBSEP "index"], count(n),
+					conn, w[k SUBSEP conn] / w[b SUBSEP conn],
+					dt(b, k), ratio(b, "index", "diag-tuple"), ratio(k, "index", "diag-tuple"), count(n)
+			}
 		}
 		lo = 1e18; hi = 0; nlo = 1e18; nhi = 0
 		for (n in sh) {
@@ -659,6 +711,128 @@ scale_section() {
 		}
 	}' "$sc"
 	scale_cap "$sc"
+}
+
+# index_section: what the index costs that the walks do not: every
+# connect and close on the host runs its programs (netns-bench --connect,
+# connect.csv: one row per repetition, protocol and state, so each "on" is
+# paired with the "off" of its repetition), and every connected socket
+# takes room in its maps (index.csv, at each --scale point).  The lines
+# between the cover-index markers go into the cover letter
+# (scripts/mkseries.sh).
+index_section() {
+	local c i gs
+	c=$(pick connect.csv) i=$(pick index.csv)
+	[ -s "$c" ] || return 0
+	gs=$(guest_of guest-scale.txt)
+	echo "## The index's price"
+	echo
+	echo "The walks cost nothing until they run. The index costs every connect and"
+	echo "close on the host: its programs run on those paths whether or not anything"
+	echo "is ever reaped. \`make bench-scale\` measures that after the table above, on"
+	echo "the bench kernel under $(accel "$gs"): \`netns-bench --connect K\` makes K TCP"
+	echo "connections (\`connect()\`, \`accept()\`, an abortive close of both) and then K"
+	echo "UDP ones (\`connect()\`, \`close()\`) in a namespace of their own, without the"
+	echo "index and with it (\`netns-reap index start\`), off then on in one"
+	echo "repetition and on then off in the next, after a discarded warm-up pair."
+	echo "Each repetition's \"on\" is divided by its own \"off\": the paired ratio."
+	echo "Each state is entered the same way (an index start or stop, then K / 10"
+	echo "untimed connections of each protocol), and one TCP connection and one UDP"
+	echo "socket to the address stay open throughout, so the address stays in the"
+	echo "index as a live backend's does. With R repetitions, taken as independent,"
+	echo "the lowest and highest of the R ratios bound their median with"
+	echo "probability 1 - 2^(1-R), whatever their distribution; where that interval"
+	echo "holds 1, the difference is not told apart from the noise. One thread:"
+	echo "what contention on the index's maps costs is not measured. Beside the"
+	echo "connect path, the index runs a program on every close of an inet socket"
+	echo "(\`cgroup/sock_release\`, the \`inet_sock_set_state\` tracepoint) and on"
+	echo "every \`setsockopt()\` of the host (\`cgroup/setsockopt\`, which returns"
+	echo "at once for any option but the two that bind a device); each loop here"
+	echo "closes its sockets, so those on close are in its time."
+	echo
+	awk -F, "$HDR"'
+	{
+		k = $h["rep"] SUBSEP $h["proto"]
+		v[k SUBSEP $h["index"] SUBSEP "cps"] = $h["connects_per_s"]
+		v[k SUBSEP $h["index"] SUBSEP "p50"] = $h["connect_us_p50"]
+		v[k SUBSEP $h["index"] SUBSEP "p99"] = $h["connect_us_p99"]
+		rows[$h["rep"]]++
+		kk = $h["connects"]
+	}
+	function sort(a, n,   i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t } }
+	function med(a, n) { sort(a, n); return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+	# the median over the repetitions of measure m of proto p with index s
+	function mid(p, s, m,   a, j) { for (j = 1; j <= nr; j++) a[j] = v[reps[j], p, s, m]; return med(a, nr) }
+	# the paired ratios on / off: median, lowest and highest into r[]
+	function paired(p, m,   a, j) {
+		for (j = 1; j <= nr; j++) a[j] = v[reps[j], p, "on", m] / v[reps[j], p, "off", m]
+		r["med"] = med(a, nr); r["lo"] = a[1]; r["hi"] = a[nr]
+	}
+	function verdict(more_is_better) {
+		if (r["lo"] > 1) return more_is_better ? "faster with the index" : "slower with the index"
+		if (r["hi"] < 1) return more_is_better ? "slower with the index" : "faster with the index"
+		return "not told apart"
+	}
+	END {
+		# the repetitions with all four rows: both protocols, both states
+		for (x in rows) if (rows[x] == 4) reps[++nr] = x
+		if (!nr) exit
+		printf "%d connections a repetition, %d repetitions: the intervals below hold the median ratio with probability %.1f%%.\n\n", kk, nr, 100 * (1 - 2 ^ (1 - nr))
+		print "| protocol | measure | without the index | with it | with / without (paired: median, lowest to highest) | verdict |"
+		print "| --- | --- | --- | --- | --- | --- |"
+		split("cps p50 p99", ms, " ")
+		split("connections per second|connect() median, us|connect() 99th percentile, us", mn, "|")
+		for (pi = 1; pi <= 2; pi++) {
+			p = pi == 1 ? "tcp" : "udp"
+			for (j = 1; j <= 3; j++) {
+				paired(p, ms[j])
+				printf "| %s | %s | %.1f | %.1f | %.3f (%.3f to %.3f) | %s |\n", toupper(p), mn[j],
+					mid(p, "off", ms[j]), mid(p, "on", ms[j]), r["med"], r["lo"], r["hi"],
+					verdict(ms[j] == "cps")
+				if (ms[j] == "cps") { cm[p] = r["med"]; cl[p] = r["lo"]; ch[p] = r["hi"] }
+				if (ms[j] == "p50") { lm[p] = r["med"]; ll[p] = r["lo"]; lh[p] = r["hi"] }
+			}
+		}
+		print ""
+		print "<!-- cover-index begin -->"
+		for (pi = 1; pi <= 2; pi++) {
+			p = pi == 1 ? "tcp" : "udp"
+			printf "With the index attached, %s connections per second were %.3fx those without it (paired over %d repetitions, %.3fx to %.3fx), and connect() took %.3fx as long at the median (%.3fx to %.3fx).\n",
+				toupper(p), cm[p], nr, cl[p], ch[p], lm[p], ll[p], lh[p]
+		}
+		print "<!-- cover-index end -->"
+		print ""
+	}' "$c"
+	[ -s "$i" ] || return 0
+	echo "What the index's maps take at each point of the table above, after its"
+	echo "world was built, from \`netns-reap index status\`: their \`memlock\`, the"
+	echo "kernel's own account of each map (the maps are not preallocated, so it"
+	echo "counts the elements there are, at their element size, without what the"
+	echo "allocator rounds up); the fixed part is the hash tables' bucket arrays,"
+	echo "sized for 2^20 sockets, so bytes per entry falls as entries grow."
+	echo
+	echo "| tables | protocol | N | entries | map bytes | bytes per entry |"
+	echo "| --- | --- | --- | --- | --- | --- |"
+	awk -F, "$COUNT$HDR"'
+	{
+		printf "| %s | %s | %s | %d | %d | %.0f |\n", $h["tables"], toupper($h["proto"]),
+			count($h["n"]), $h["entries"], $h["map_bytes"], $h["bytes_per_entry"]
+		g = $h["tables"] " " toupper($h["proto"])
+		if (!(g in lo) || $h["entries"] + 0 < le[g]) { lo[g] = $h["map_bytes"]; le[g] = $h["entries"] }
+		if (!(g in hi) || $h["entries"] + 0 > he[g]) { hi[g] = $h["map_bytes"]; he[g] = $h["entries"] }
+		if (!(g in seen)) { seen[g] = 1; gs[++ng] = g }
+	}
+	END {
+		print ""
+		printf "Each socket the index holds adds, from the fewest entries to the most:"
+		for (j = 1; j <= ng; j++) {
+			g = gs[j]
+			if (he[g] > le[g])
+				printf "%s %.0f bytes (%s)", (j > 1 ? "," : ""), (hi[g] - lo[g]) / (he[g] - le[g]), g
+		}
+		for (j = 1; j <= ng; j++) if (!fe || le[gs[j]] < fe) { fe = le[gs[j]]; fb = lo[gs[j]] }
+		printf ". With %d entries, the fewest of any point, the maps took %.1f MiB.\n\n", fe, fb / 1048576
+	}' "$i"
 }
 
 # section_section: how long one run of the chained walk's iter.s/netns
@@ -710,10 +884,9 @@ section_section() {
 	}' "$se"
 }
 
-# scale_cap SCALE_CSV: why the RFC's 1M point is not run, from the time
-# the largest points took (world_s and measure_s) and the guest's memory.
-# Each point's time is the same in every design's row; the next N up is
-# projected from the growth the largest two Ns (a factor of ten apart) show.
+# scale_cap SCALE_CSV: what the run cost, from the time each point took
+# (world_s and measure_s, the same in every design's row of a point) and
+# the guest's memory.
 scale_cap() {
 	local mem
 	mem=$(awk '/MemTotal/ { printf "%.1f", $2 / 1048576 }' "$(pick guest-scale.txt)" 2>/dev/null || true)
@@ -721,7 +894,7 @@ scale_cap() {
 	!("world_s" in h) { exit }
 	{
 		g = $h["tables"] " " $h["proto"]; n = $h["n"] + 0
-		if (!((g, n) in t)) { t[g, n] = $h["world_s"] + $h["measure_s"]; all += t[g, n] }
+		if (!((g, n) in t)) { t[g, n] = $h["world_s"] + $h["measure_s"]; all += t[g, n]; wb[g, n] = $h["world_s"] }
 		if (!(g in seen)) { seen[g] = 1; groups[++ng] = g }
 		if (n > max) max = n
 	}
@@ -731,21 +904,9 @@ scale_cap() {
 			g = groups[i]
 			if (!((g, max) in t)) continue
 			sum += t[g, max]
-			if (t[g, max] > most) { most = t[g, max]; mk = g }
-			if (!((g, max / 10) in t) || t[g, max / 10] <= 0) { nogrowth = 1; continue }
-			f = t[g, max] / t[g, max / 10]
-			next_t += t[g, max] * f
-			if (!flo || f < flo) flo = f
-			if (f > fhi) fhi = f
+			if (t[g, max] > most) { most = t[g, max]; mk = g; mw = wb[g, max] }
 		}
-		printf "The whole run took %.0f minutes to build its worlds and measure. At N = %s the points took %.0f s, the %s one %.0f s of it.", all / 60, count(max), sum, mk, most
-		if (!nogrowth) {
-			printf " From N = %s to %s their time grew %.1fx to %.1fx; at that growth N = %s would take about %.0f minutes more", count(max / 10), count(max), flo, fhi, count(max * 10), next_t / 60
-			if ((all + next_t) / 60 > 90)
-				printf ", past the 90 minutes bench-scale may take: that is why it is not run."
-			else
-				printf ", within the 90 minutes bench-scale may take (SCALE_N adds it)."
-		}
+		printf "The whole run took %.0f minutes to build its worlds and measure. At N = %s the points took %.0f s, the %s one %.0f s of it (%.0f s to build its world).", all / 60, count(max), sum, mk, most, mw
 		if (mem != "") printf " The guest had %s GB of memory (`guest-scale.txt`).", mem
 		print "\n"
 	}' "$1"
@@ -837,12 +998,13 @@ headline() {
 		}' "$f"
 	fi
 	if [ -s "$sc" ]; then
+		# the largest N at which the setns loop ran
 		awk -F, "$HDR"'
-		$h["tables"] == "shared" && $h["n"] + 0 >= max[$h["proto"]] {
-			if ($h["n"] + 0 > max[$h["proto"]]) { max[$h["proto"]] = $h["n"] + 0 }
-			w[$h["proto"] SUBSEP $h["design"]] = $h["wall_ms_median"]; m = $h["m"]; d = $h["destroyed"] }
+		$h["tables"] == "shared" { all[$h["proto"], $h["n"], $h["design"]] = $h["wall_ms_median"]; m = $h["m"]; d = $h["destroyed"]
+			if ($h["design"] == "setns" && $h["n"] + 0 > max[$h["proto"]]) max[$h["proto"]] = $h["n"] + 0 }
 		END {
 			if (!("tcp" in max) || !("udp" in max)) exit
+			for (k in all) { split(k, x, SUBSEP); if (x[2] + 0 == max[x[1]]) w[x[1] SUBSEP x[3]] = all[k] }
 			printf "- The RFC'"'"'s world (%d namespaces on shared tables, %d sockets destroyed):\n", m, d
 			printf "  the setns loop takes %.1fx the time of the whole-host walk at %d TCP sockets\n",
 				w["tcp" SUBSEP "setns"] / w["tcp" SUBSEP "global"], max["tcp"]
@@ -850,6 +1012,21 @@ headline() {
 				w["udp" SUBSEP "setns"] / w["udp" SUBSEP "global"], max["udp"],
 				w["tcp" SUBSEP "chained"] / w["tcp" SUBSEP "global"],
 				w["udp" SUBSEP "chained"] / w["udp" SUBSEP "global"]
+		}' "$sc"
+	fi
+	if [ -s "$sc" ] && grep -q ',index,' "$sc"; then
+		# the index on shared tables, from 10k to the largest N
+		awk -F, "$COUNT$HDR"'
+		$h["tables"] == "shared" { w[$h["proto"], $h["n"], $h["design"]] = $h["wall_ms_median"]
+			if ($h["n"] + 0 > max) max = $h["n"] + 0 }
+		function g(p, d) { return w[p, max, d] / w[p, 10000, d] }
+		END {
+			if (!(("tcp", 10000, "index") in w) || !(("udp", max, "index") in w)) exit
+			printf "- The socket index (5 sockets among N, 100 namespaces, shared tables):\n"
+			printf "  from N = 10k to %s its kill took %.2fx the time for TCP and %.2fx for UDP,\n", count(max), g("tcp", "index"), g("udp", "index")
+			printf "  SOCK_DESTROY by tuple of the same sockets %.2fx and %.2fx, the whole-host\n", g("tcp", "diag-tuple"), g("udp", "diag-tuple")
+			printf "  walk %.1fx and %.1fx (\"The index'"'"'s price\" in docs/BENCHMARKS.md: what it\n", g("tcp", "global-conn"), g("udp", "global")
+			printf "  costs every connect).\n"
 		}' "$sc"
 	fi
 	if [ -s "$m" ]; then
@@ -908,6 +1085,7 @@ headline() {
 	allocations
 	echo
 	scale_section
+	index_section
 	section_section
 	fixed_section
 	empty_section
@@ -972,7 +1150,7 @@ if [ -n "$readme" ]; then
 fi
 if [ "$(cd "$res" && pwd)" != "$(cd "$docs/bench" && pwd)" ]; then
 	cp "$all" "$docs/bench/results.csv"
-	for f in empty.csv fixed.csv memory.csv scale.csv section.csv \
+	for f in empty.csv fixed.csv memory.csv scale.csv section.csv index.csv connect.csv \
 		 profile-empty-tcp.txt guest.txt guest-empty.txt guest-scale.txt \
 		 guest-section.txt world.txt; do
 		if [ -s "$res/$f" ]; then cp "$res/$f" "$docs/bench/"; fi

@@ -148,6 +148,11 @@ bench=$(awk -F' *\\| *' '
 		}
 	}' "$top/docs/BENCHMARKS.md")
 [ -n "$bench" ] || die "docs/BENCHMARKS.md has no walk table; run 'make bench'"
+# The targeted design's index: its kill time against N, and its price.
+index=$({ grep -e "the index's kill took" -e '^Each socket the index holds adds' "$top/docs/BENCHMARKS.md"
+	  sed -n '/<!-- cover-index begin -->/,/<!-- cover-index end -->/p' "$top/docs/BENCHMARKS.md" |
+		grep -v '^<!--' || true; } | while IFS= read -r l; do echo "$l" | fmt -w 68 | sed '1s/^/- /; 2,$s/^/  /'; done)
+[ -n "$index" ] || die "docs/BENCHMARKS.md has no index section; run 'make bench-scale'"
 checks=$(awk -F'\t' '{ printf "  %d/%d: %s\n", $1, total, $2 }' total="$n" "$report"
 	 echo
 	 while IFS=$'\t' read -r pn text why; do
@@ -157,7 +162,7 @@ checks=$(awk -F'\t' '{ printf "  %d/%d: %s\n", $1, total, $2 }' total="$n" "$rep
 base="$(cat "$tree/.git/netns-iter-source" 2>/dev/null || echo "the pristine tree") (Linux $(make -s -C "$tree" kernelversion 2>/dev/null))"
 cover=$(ls "$out"/0000-cover-letter.patch)
 subject=$(head -n1 "$sdir/cover-letter.txt")
-BENCH=$bench CHECKPATCH=$checks BASE=$base SUBJECT=$subject \
+BENCH=$bench INDEX=$index CHECKPATCH=$checks BASE=$base SUBJECT=$subject \
 BODY=$(tail -n +3 "$sdir/cover-letter.txt") awk '
 	# put(S, KEY, VALUE): S with every KEY replaced by VALUE.
 	function put(s, key, value,    p, out) {
@@ -171,6 +176,7 @@ BODY=$(tail -n +3 "$sdir/cover-letter.txt") awk '
 	BEGIN {
 		body = ENVIRON["BODY"]
 		body = put(body, "@BENCH@", ENVIRON["BENCH"])
+		body = put(body, "@INDEX@", ENVIRON["INDEX"])
 		body = put(body, "@CHECKPATCH@", ENVIRON["CHECKPATCH"])
 		body = put(body, "@BASE@", ENVIRON["BASE"])
 	}
