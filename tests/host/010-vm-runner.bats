@@ -63,3 +63,16 @@ hidden_cmds() {
 	assert_failure
 	assert_output --partial "unknown option '--bogus'"
 }
+
+# A guest killed by its timeout mid-line (SeaBIOS leaves the console's
+# line open) must still count as a failure in tests/run-all's summary.
+@test "run-all counts a guest that dies mid-line outside any test as failed" {
+	local out
+	out=$(mktemp)
+	eval "$(sed -n '/^suite() {/,/^}/p' "$TOP/tests/run-all")"
+	echo "# ---- guest fake ----" >> "$out"
+	suite "guest fake" bash -c 'printf "Booting from ROM..\033[2J"; exit 124' >/dev/null
+	run grep -cE '^not ok - guest fake: exited 124 outside any test$' "$out"
+	rm -f "$out"
+	assert_output 1
+}
