@@ -89,8 +89,11 @@ static __always_inline bool idx_addr_get(const struct idx_addr *a, __u64 *pos)
 
 /*
  * Record socket @e->cookie, remote @raddr, unless it is already as
- * recorded.  A @seed insert leaves any entry the socket has alone: the
- * hooks saw it later than the walk did.
+ * recorded.  A @seed insert leaves any entry the socket has alone and
+ * adds its own beside it when the tuples differ: the hooks may have seen
+ * a reconnect later than the walk did, or missed one that it sees.  Of
+ * the two, the next reap of each address keeps the one whose socket it
+ * finds and prunes the other.
  */
 static __always_inline void idx_insert(const struct idx_addr *raddr,
 				       struct idx_entry *e, bool seed)
@@ -101,6 +104,7 @@ static __always_inline void idx_insert(const struct idx_addr *raddr,
 	struct idx_sock_val *v;
 	__u32 zero = 0;
 	struct idx_stats *st;
+	bool keep = false;
 	__u64 pos;
 	int i;
 
@@ -109,10 +113,13 @@ static __always_inline void idx_insert(const struct idx_addr *raddr,
 		sk.addr = v->addr;
 		sk.slot = v->slot;
 		cur = bpf_map_lookup_elem(&idx_slots, &sk);
-		if (cur && cur->serial == v->serial &&
-		    (seed || idx_same_tuple(&sk.addr, cur, raddr, e)))
-			return;
-		idx_slot_drop(&sk, v->serial);	/* reconnected elsewhere */
+		if (cur && cur->serial == v->serial) {
+			if (idx_same_tuple(&sk.addr, cur, raddr, e))
+				return;
+			keep = seed;
+		}
+		if (!keep)
+			idx_slot_drop(&sk, v->serial);	/* reconnected elsewhere */
 	}
 	st = bpf_map_lookup_elem(&idx_stats, &zero);
 	if (!st)
@@ -127,7 +134,8 @@ static __always_inline void idx_insert(const struct idx_addr *raddr,
 		sk.slot = pos & (IDX_RING - 1);
 		if (!bpf_map_update_elem(&idx_slots, &sk, e, BPF_NOEXIST)) {
 			val.slot = sk.slot;
-			bpf_map_update_elem(&idx_socks, &e->cookie, &val, BPF_ANY);
+			bpf_map_update_elem(&idx_socks, &e->cookie, &val,
+					    keep ? BPF_NOEXIST : BPF_ANY);
 			idx_count(inserted, 1);
 			if (e->dev)
 				idx_count(bound, 1);
@@ -287,6 +295,14 @@ int idx_release(struct bpf_sock *sk)
 	return 1;
 }
 
+/*
+ * Set by a resync: the misses counted when it began, which it covers once
+ * it walked every namespace whole.
+ */
+__u64 acked_to;
+/* A namespace's walk in this seed failed or ended early: a miss. */
+bool seed_cut;
+
 static __always_inline void seed_netns(struct net *net, int proto)
 {
 	struct bpf_iter_netns_sock it;
@@ -297,6 +313,8 @@ static __always_inline void seed_netns(struct net *net, int proto)
 				    proto == IPPROTO_TCP ?
 				    BPF_ITER_NETNS_SOCK_SKIP_LISTEN : 0)) {
 		bpf_iter_netns_sock_destroy(&it);
+		seed_cut = true;
+		idx_count(missed, 1);
 		return;
 	}
 	while ((skc = bpf_iter_netns_sock_next(&it))) {
@@ -308,11 +326,13 @@ static __always_inline void seed_netns(struct net *net, int proto)
 				skc->skc_cookie.counter, net->net_cookie, true);
 		idx_count(seeded, 1);
 	}
+	/* A walk cut short (-ENOMEM, -EINTR) may have left sockets out. */
+	if (bpf_iter_netns_sock_err(&it)) {
+		seed_cut = true;
+		idx_count(missed, 1);
+	}
 	bpf_iter_netns_sock_destroy(&it);
 }
-
-/* Set by a resync: the misses counted when it began, which it covers. */
-__u64 acked_to;
 
 SEC("iter.s/netns")
 int idx_seed(struct bpf_iter__netns *ctx)
@@ -321,13 +341,13 @@ int idx_seed(struct bpf_iter__netns *ctx)
 	struct idx_stats *st;
 	__u32 zero = 0;
 
-	if (ctx->meta->seq_num == 0 && acked_to) {
-		st = bpf_map_lookup_elem(&idx_stats, &zero);
+	if (!net) {
+		/* The walk's end: it covers the misses counted before it. */
+		st = acked_to && !seed_cut ? bpf_map_lookup_elem(&idx_stats, &zero) : NULL;
 		if (st)
 			st->acked = acked_to;
-	}
-	if (!net)
 		return 0;
+	}
 	seed_netns(net, IPPROTO_TCP);
 	seed_netns(net, IPPROTO_UDP);
 	return 0;

@@ -524,9 +524,10 @@ out:
 
 /*
  * The running index missed @missed sockets: one more walk, with the
- * pinned maps, records those that still exist.  Its first step marks every
- * miss counted so far as covered (idx_stats.acked), so a miss during the
- * walk still counts.
+ * pinned maps, records those that still exist.  Its last step, once
+ * every namespace was walked whole, marks every miss counted before it
+ * began as covered (idx_stats.acked): a miss during the walk, or a walk
+ * cut short, still counts.
  */
 static int index_resync(long long missed)
 {
