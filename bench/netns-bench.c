@@ -505,21 +505,31 @@ static struct bpf_link *attach(struct bpf_program *prog, int nsfd,
 	return l;
 }
 
+/* A sock_diag request, and one of @type for IPv4 @proto sockets of any state. */
+struct diag_req {
+	struct nlmsghdr nlh;
+	struct inet_diag_req_v2 r;
+};
+
+static struct diag_req diag_req(__u16 type, __u16 flags, int proto)
+{
+	struct diag_req req = {
+		.nlh = { .nlmsg_len = sizeof(req), .nlmsg_type = type,
+			 .nlmsg_flags = NLM_F_REQUEST | flags },
+		.r = { .sdiag_family = AF_INET, .sdiag_protocol = proto,
+		       .idiag_states = ~0U },
+	};
+
+	return req;
+}
+
 /*
  * SOCK_DIAG dump of the current netns's @proto sockets; with @kill,
  * SOCK_DESTROY each connected one to the first @nbackends backends.
  */
 static unsigned long diag_netns(int proto, int nbackends, bool kill)
 {
-	struct {
-		struct nlmsghdr nlh;
-		struct inet_diag_req_v2 r;
-	} req = {
-		.nlh = { .nlmsg_len = sizeof(req), .nlmsg_type = SOCK_DIAG_BY_FAMILY,
-			 .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP },
-		.r = { .sdiag_family = AF_INET, .sdiag_protocol = proto,
-		       .idiag_states = ~0U },
-	};
+	struct diag_req req = diag_req(SOCK_DIAG_BY_FAMILY, NLM_F_DUMP, proto);
 	static char buf[65536];
 	struct inet_diag_sockid kill_ids[4096];
 	unsigned long seen = 0;
@@ -613,15 +623,7 @@ static void find_targets(int proto, int nbackends)
 /* SOCK_DESTROY of each target, in its namespace; each must succeed. */
 static void destroy_targets(int proto)
 {
-	struct {
-		struct nlmsghdr nlh;
-		struct inet_diag_req_v2 r;
-	} req = {
-		.nlh = { .nlmsg_len = sizeof(req), .nlmsg_type = SOCK_DESTROY,
-			 .nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK },
-		.r = { .sdiag_family = AF_INET, .sdiag_protocol = proto,
-		       .idiag_states = ~0U },
-	};
+	struct diag_req req = diag_req(SOCK_DESTROY, NLM_F_ACK, proto);
 	struct {
 		struct nlmsghdr nlh;
 		struct nlmsgerr err;
