@@ -710,37 +710,13 @@ static bool connected_only(enum design d)
 	       d == D_TUPLE;
 }
 
-/*
- * The index design's program takes the maps of the index that
- * netns-reap index start pinned (run_scale()), as netns-reap's own
- * --mode index does (tools/index.c).
- */
-static void use_index_maps(struct reap_bpf *skel)
-{
-	struct bpf_map *maps[] = {
-		skel->maps.idx_addrs, skel->maps.idx_slots,
-		skel->maps.idx_socks, skel->maps.idx_stats,
-	};
-	char path[256];
-	unsigned int i;
-	int fd;
-
-	for (i = 0; i < sizeof(maps) / sizeof(maps[0]); i++) {
-		snprintf(path, sizeof(path), "/sys/fs/bpf/netns-reap/%s",
-			 bpf_map__name(maps[i]));
-		fd = bpf_obj_get(path);
-		if (fd < 0 || bpf_map__reuse_fd(maps[i], fd))
-			die(path);
-		close(fd);
-	}
-}
-
 static struct reap_bpf *load(int proto, enum design d, int nbackends,
 			     bool kill, int reps)
 {
 	bool chained = d == D_CHAINED || d == D_CHAINED_CONN;
 	struct reap_addr_filter f = {};
 	struct reap_bpf *skel = reap_bpf__open();
+	char why[512];
 	in_addr_t a;
 	__u32 i;
 
@@ -767,7 +743,11 @@ static struct reap_bpf *load(int proto, enum design d, int nbackends,
 	if (d == D_INDEX) {
 		bpf_program__set_autoload(skel->progs.reap_tcp, false);
 		bpf_program__set_autoload(skel->progs.reap_udp, false);
-		use_index_maps(skel);
+		/* the maps netns-reap index start pinned (run_scale()) */
+		if (reap_index_reuse_maps(skel->obj, why, sizeof(why))) {
+			fprintf(stderr, "netns-bench: %s\n", why);
+			exit(1);
+		}
 	} else {
 		reap_skip_index(skel);
 	}

@@ -38,12 +38,9 @@
 #include "reap.skel.h"
 
 #define BPFFS		"/sys/fs/bpf"
-#define PIN_DIR		BPFFS "/netns-reap"
+#define PIN_DIR		REAP_INDEX_PIN_DIR
 #define PIN_TMP_PREFIX	"netns-reap-starting-"
 
-static const char *const map_pins[] = {
-	"idx_addrs", "idx_slots", "idx_socks", "idx_stats",
-};
 static const char *const link_pins[] = {
 	"link_sockops", "link_cookie4", "link_cookie6", "link_udp",
 	"link_release", "link_tcp_close", "link_reqsk_free", "link_bind",
@@ -63,8 +60,8 @@ bool index_running(void)
 {
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(map_pins); i++) {
-		if (!pinned(PIN_DIR, map_pins[i]))
+	for (i = 0; i < REAP_INDEX_NR_MAPS; i++) {
+		if (!pinned(PIN_DIR, reap_index_maps[i]))
 			return false;
 	}
 	for (i = 0; i < ARRAY_SIZE(link_pins); i++) {
@@ -244,30 +241,13 @@ static int cgroup_root(char *buf, size_t len)
 /* @obj, opened and not loaded, takes the running index's maps. */
 static int reuse_maps(struct bpf_object *obj)
 {
-	struct bpf_map *map;
-	char path[256];
-	unsigned int i;
-	int fd, err;
+	char why[512];
+	int err;
 
-	for (i = 0; i < ARRAY_SIZE(map_pins); i++) {
-		map = bpf_object__find_map_by_name(obj, map_pins[i]);
-		snprintf(path, sizeof(path), PIN_DIR "/%s", map_pins[i]);
-		fd = bpf_obj_get(path);
-		if (fd < 0) {
-			err = -errno;
-			p_err("cannot open the index map %s: %s; is the index running? start it with 'netns-reap index start'",
-			      path, strerror(-err));
-			return err;
-		}
-		err = bpf_map__reuse_fd(map, fd);
-		close(fd);
-		if (err) {
-			p_err("the index map %s does not fit this netns-reap: %s; restart the index with 'netns-reap index stop' and 'netns-reap index start'",
-			      path, strerror(-err));
-			return err;
-		}
-	}
-	return 0;
+	err = reap_index_reuse_maps(obj, why, sizeof(why));
+	if (err)
+		p_err("%s", why);
+	return err;
 }
 
 /*
@@ -318,10 +298,10 @@ static int read_stats(struct idx_status *s)
 
 	for (i = 0; i < ARRAY_SIZE(link_pins); i++)
 		s->prog_misses += link_misses(link_pins[i]);
-	for (i = 0; i < ARRAY_SIZE(map_pins); i++) {
+	for (i = 0; i < REAP_INDEX_NR_MAPS; i++) {
 		FILE *f;
 
-		snprintf(path, sizeof(path), PIN_DIR "/%s", map_pins[i]);
+		snprintf(path, sizeof(path), PIN_DIR "/%s", reap_index_maps[i]);
 		fd = bpf_obj_get(path);
 		if (fd < 0)
 			return -errno;
@@ -499,9 +479,9 @@ static int index_attach(struct index_bpf *skel, int cg_fd, const char *tmp)
 	err = run_seed(skel);
 	if (err)
 		goto out;
-	for (i = 0; i < ARRAY_SIZE(map_pins); i++) {
-		snprintf(path, sizeof(path), "%s/%s", tmp, map_pins[i]);
-		err = bpf_map__pin(bpf_object__find_map_by_name(skel->obj, map_pins[i]),
+	for (i = 0; i < REAP_INDEX_NR_MAPS; i++) {
+		snprintf(path, sizeof(path), "%s/%s", tmp, reap_index_maps[i]);
+		err = bpf_map__pin(bpf_object__find_map_by_name(skel->obj, reap_index_maps[i]),
 				   path);
 		if (err) {
 			p_err("cannot pin %s: %s", path, strerror(-err));

@@ -419,6 +419,42 @@ void reap_skip_index(struct reap_bpf *skel)
 	bpf_map__set_autocreate(skel->maps.idx_stats, false);
 }
 
+/*
+ * @obj, opened and not loaded, takes the running index's maps, pinned in
+ * REAP_INDEX_PIN_DIR under their own names: 0, or -errno with @why saying
+ * what failed and what to do.
+ */
+const char *const reap_index_maps[REAP_INDEX_NR_MAPS] = {
+	"idx_addrs", "idx_slots", "idx_socks", "idx_stats",
+};
+
+int reap_index_reuse_maps(struct bpf_object *obj, char *why, size_t len)
+{
+	const char *const *maps = reap_index_maps;
+	char path[256];
+	unsigned int i;
+	int fd, err;
+
+	for (i = 0; i < REAP_INDEX_NR_MAPS; i++) {
+		snprintf(path, sizeof(path), REAP_INDEX_PIN_DIR "/%s", maps[i]);
+		fd = bpf_obj_get(path);
+		if (fd < 0) {
+			err = -errno;
+			snprintf(why, len, "cannot open the index map %s: %s; is the index running? start it with 'netns-reap index start'",
+				 path, strerror(-err));
+			return err;
+		}
+		err = bpf_map__reuse_fd(bpf_object__find_map_by_name(obj, maps[i]), fd);
+		close(fd);
+		if (err) {
+			snprintf(why, len, "the index map %s does not fit this netns-reap: %s; restart the index with 'netns-reap index stop' and 'netns-reap index start'",
+				 path, strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
 /* The skeleton was loaded with the index's pinned maps (tools/index.c). */
 static int walk_index(struct reap_walk *w)
 {

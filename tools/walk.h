@@ -74,6 +74,14 @@ struct bpf_link *reap_sock_iter_attach(struct bpf_program *prog, int netns_fd,
 				       char *why, size_t len);
 
 void reap_skip_index(struct reap_bpf *skel);
+
+struct bpf_object;
+
+/* Where netns-reap index start pins the index (tools/index.c). */
+#define REAP_INDEX_PIN_DIR	"/sys/fs/bpf/netns-reap"
+#define REAP_INDEX_NR_MAPS	4
+extern const char *const reap_index_maps[REAP_INDEX_NR_MAPS];
+int reap_index_reuse_maps(struct bpf_object *obj, char *why, size_t len);
 int reap_walk(struct reap_walk *w, enum reap_mode mode);
 
 #endif
