@@ -80,7 +80,8 @@ extern int bpf_sock_destroy(struct sock_common *sk) __ksym;
 /* The targeted design's kfuncs, for reap_index. */
 extern struct sock_common *
 bpf_sock_lookup_netns(__u64 netns_cookie, struct bpf_sock_tuple *tuple,
-		      __u32 tuple__sz, int protocol, __u64 flags) __ksym __weak;
+		      __u32 tuple__sz, struct bpf_sock_lookup_opts *opts,
+		      __u32 opts__sz) __ksym __weak;
 extern void bpf_sock_release(struct sock_common *sock) __ksym __weak;
 extern int bpf_sock_destroy_sleepable(struct sock_common *sock) __ksym __weak;
 
@@ -284,6 +285,7 @@ int reap_chained(struct bpf_iter__netns *ctx)
  */
 static __always_inline void reap_entry(const struct idx_slot_key *key)
 {
+	struct bpf_sock_lookup_opts opts = {};
 	struct bpf_sock_tuple t = {};
 	struct sock_common *skc;
 	struct idx_entry e, *ep;
@@ -318,7 +320,8 @@ static __always_inline void reap_entry(const struct idx_slot_key *key)
 		t.ipv6.dport = bpf_htons(e.lport);
 		sz = sizeof(t.ipv6);
 	}
-	skc = bpf_sock_lookup_netns(e.netns, &t, sz, e.proto, 0);
+	opts.l4proto = e.proto;
+	skc = bpf_sock_lookup_netns(e.netns, &t, sz, &opts, sizeof(opts));
 	/* A request socket's child inherits its cookie: tell them apart. */
 	if (skc && skc->skc_cookie.counter == (e.cookie & ~IDX_REQ) &&
 	    !(e.cookie & IDX_REQ) == (skc->skc_state != TCP_NEW_SYN_RECV)) {

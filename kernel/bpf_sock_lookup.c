@@ -11,7 +11,9 @@
  * program through BPF_PROG_RUN: the namespace must be in its reach, the
  * rule of every BPF path that finds a namespace without a handle on it
  * (bpf_netns_scope_init()); the destroy, as sock_diag's SOCK_DESTROY,
- * also needs CAP_NET_ADMIN over the socket's namespace.  BPF_PROG_RUN
+ * also needs CAP_NET_ADMIN over the socket's namespace.  A BPF token the
+ * program was loaded with is not consulted: it says what a user namespace
+ * may load, and each run reaches what its runner may.  BPF_PROG_RUN
  * gives the program a run context; its async callbacks run without one,
  * in another task (bpf_wq, bpf_task_work), and the lookup and the
  * destroy refuse them.  bpf_timer callbacks cannot sleep, so cannot call
@@ -21,9 +23,9 @@
  * hash tables; the destroy takes the lock of a full socket.  Nothing is
  * held between calls but the references on the socket and its namespace.
  *
- * Limits: the tuple names no device, so a socket bound to one is not
- * found; a UDP socket only when connected to exactly that tuple; an
- * IPv4-mapped IPv6 socket by its IPv4 tuple.
+ * Limits: a socket bound to a device is found only by its ifindex, as
+ * sock_diag finds it; a UDP socket only when connected to exactly that
+ * tuple; an IPv4-mapped IPv6 socket by its IPv4 tuple.
  */
 #include <linux/bpf.h>
 #include <linux/btf.h>
@@ -61,33 +63,57 @@ static bool udp_sock_has_tuple(const struct sock *sk,
 #endif
 }
 
+/**
+ * struct bpf_sock_lookup_opts - what bpf_sock_lookup_netns() looks for
+ * @error: out: 0 with a socket, else why there is none
+ * @ifindex: the device the socket is bound to, 0 for none: passed as the
+ *	incoming device, as sock_diag passes idiag_if, so that a socket
+ *	bound to no device is found whatever it is, and may be returned
+ *	before one bound to @ifindex that has the same tuple
+ * @l4proto: IPPROTO_TCP or IPPROTO_UDP
+ * @reserved: 0
+ */
+struct bpf_sock_lookup_opts {
+	s32 error;
+	u32 ifindex;
+	u8 l4proto;
+	u8 reserved[3];
+};
+
+enum {
+	BPF_SOCK_LOOKUP_OPTS_SZ = 12,
+};
+
+static_assert(sizeof(struct bpf_sock_lookup_opts) == BPF_SOCK_LOOKUP_OPTS_SZ);
+
 /* The socket of @t in @net, referenced, or NULL.  Under RCU. */
 static struct sock *sock_lookup_tuple(struct net *net,
 				      const struct bpf_sock_tuple *t, bool v4,
-				      int protocol)
+				      const struct bpf_sock_lookup_opts *opts)
 {
+	int dif = opts->ifindex;
 	struct sock *sk;
 
-	if (protocol == IPPROTO_TCP && v4)
+	if (opts->l4proto == IPPROTO_TCP && v4)
 		return __inet_lookup_established(net, t->ipv4.saddr,
 						 t->ipv4.sport, t->ipv4.daddr,
-						 ntohs(t->ipv4.dport), 0, 0);
+						 ntohs(t->ipv4.dport), dif, 0);
 	if (v4) {
 		sk = __udp4_lib_lookup(net, t->ipv4.saddr, t->ipv4.sport,
-				       t->ipv4.daddr, t->ipv4.dport, 0, 0,
+				       t->ipv4.daddr, t->ipv4.dport, dif, 0,
 				       NULL);
 	} else {
 #if IS_ENABLED(CONFIG_IPV6)
 		const struct in6_addr *saddr = (void *)t->ipv6.saddr;
 		const struct in6_addr *daddr = (void *)t->ipv6.daddr;
 
-		if (protocol == IPPROTO_TCP)
+		if (opts->l4proto == IPPROTO_TCP)
 			return __inet6_lookup_established(net, saddr,
 							  t->ipv6.sport, daddr,
 							  ntohs(t->ipv6.dport),
-							  0, 0);
+							  dif, 0);
 		sk = __udp6_lib_lookup(net, saddr, t->ipv6.sport, daddr,
-				       t->ipv6.dport, 0, 0, NULL);
+				       t->ipv6.dport, dif, 0, NULL);
 #else
 		return NULL;
 #endif
@@ -107,8 +133,8 @@ __bpf_kfunc_start_defs();
  * @tuple: addresses and ports in network order, as bpf_sk_lookup_tcp()
  *	takes them: saddr and sport the peer's, daddr and dport the socket's
  * @tuple__sz: sizeof(tuple->ipv4) or sizeof(tuple->ipv6)
- * @protocol: IPPROTO_TCP or IPPROTO_UDP
- * @flags: 0
+ * @opts: the protocol and device, and the error out
+ * @opts__sz: sizeof(*opts), BPF_SOCK_LOOKUP_OPTS_SZ
  *
  * TCP: a socket of the established hash, in any state but listening and
  * closed, request and TIME_WAIT sockets included.  UDP: a socket
@@ -117,14 +143,17 @@ __bpf_kfunc_start_defs();
  * the program can read it and tell a socket it recorded from another
  * that reuses the tuple.
  *
- * Return: the socket, or NULL: none, bad arguments, a namespace that does
- * not exist, is dying or is out of the caller's reach (alike, so that a
- * caller cannot probe others' namespaces), or no caller (an async
- * callback).
+ * Return: the socket, or NULL with @opts->error set (unless @opts__sz is
+ * wrong): -EINVAL for bad arguments; -EAFNOSUPPORT for an IPv6 tuple
+ * without IPv6; -EPERM with no caller (an async callback); -ENOENT for no
+ * such socket, or a namespace that does not exist, is dying or is out of
+ * the caller's reach (alike, so that a caller cannot probe others'
+ * namespaces).
  */
 __bpf_kfunc struct sock_common *
 bpf_sock_lookup_netns(u64 netns_cookie, struct bpf_sock_tuple *tuple,
-		      u32 tuple__sz, int protocol, u64 flags)
+		      u32 tuple__sz, struct bpf_sock_lookup_opts *opts,
+		      u32 opts__sz)
 {
 	bool v4 = tuple__sz == sizeof(tuple->ipv4);
 	struct bpf_netns_scope scope;
@@ -132,23 +161,36 @@ bpf_sock_lookup_netns(u64 netns_cookie, struct bpf_sock_tuple *tuple,
 	struct ns_common *ns;
 	struct net *net;
 
-	if (flags || !has_current_bpf_ctx() ||
-	    (!v4 && tuple__sz != sizeof(tuple->ipv6)) ||
-	    (protocol != IPPROTO_TCP && protocol != IPPROTO_UDP))
+	if (opts__sz != BPF_SOCK_LOOKUP_OPTS_SZ)
 		return NULL;
+	if ((!v4 && tuple__sz != sizeof(tuple->ipv6)) || opts->ifindex > INT_MAX ||
+	    (opts->l4proto != IPPROTO_TCP && opts->l4proto != IPPROTO_UDP) ||
+	    opts->reserved[0] || opts->reserved[1] || opts->reserved[2]) {
+		opts->error = -EINVAL;
+		return NULL;
+	}
+	if (!v4 && !ipv6_mod_enabled()) {
+		opts->error = -EAFNOSUPPORT;
+		return NULL;
+	}
+	if (!has_current_bpf_ctx()) {
+		opts->error = -EPERM;
+		return NULL;
+	}
 
 	bpf_netns_scope_init(&scope);
 	rcu_read_lock();
 	ns = ns_tree_lookup_rcu(netns_cookie, CLONE_NEWNET);
 	net = ns ? to_net_ns(ns) : NULL;
 	if (net && bpf_netns_scope_has(&scope, net) && maybe_get_net(net)) {
-		sk = sock_lookup_tuple(net, tuple, v4, protocol);
+		sk = sock_lookup_tuple(net, tuple, v4, opts);
 		if (sk)
 			sock_gen_cookie(sk);
 		else
 			put_net(net);
 	}
 	rcu_read_unlock();
+	opts->error = sk ? 0 : -ENOENT;
 	return (struct sock_common *)sk;
 }
 
@@ -176,10 +218,11 @@ __bpf_kfunc void bpf_sock_release(struct sock_common *sock)
  *
  * bpf_sock_destroy_unlocked(): the owner sees ECONNABORTED, as with
  * sock_diag's SOCK_DESTROY; a request socket is dropped, a TIME_WAIT one
- * descheduled.  As with SOCK_DESTROY, which also looks the socket up
- * first, the socket is destroyed as it is once locked: one its owner
- * disconnected and connected elsewhere, or made a listener, since the
- * lookup is destroyed all the same.
+ * descheduled.  A socket that is no longer a connection once locked (made
+ * a listener, a UDP socket disconnected) is left alone.  A socket whose
+ * owner disconnected it and connected it elsewhere since the lookup is
+ * destroyed all the same, as SOCK_DESTROY, which also looks the socket
+ * up first, would destroy it.
  *
  * Context: the program's own run, no socket lock held; sleeps.
  *
@@ -194,7 +237,7 @@ __bpf_kfunc int bpf_sock_destroy_sleepable(struct sock_common *sock)
 	if (!has_current_bpf_ctx() ||
 	    !ns_capable(sock_net(sk)->user_ns, CAP_NET_ADMIN))
 		return -EPERM;
-	return bpf_sock_destroy_unlocked(sk);
+	return bpf_sock_destroy_unlocked(sk, true);
 }
 
 __bpf_kfunc_end_defs();

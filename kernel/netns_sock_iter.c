@@ -193,7 +193,7 @@ __bpf_kfunc int bpf_iter_netns_sock_abort(struct bpf_iter_netns_sock *it__iter)
 
 	if (!kit->sk)
 		return -ENOENT;
-	return bpf_sock_destroy_unlocked(kit->sk);
+	return bpf_sock_destroy_unlocked(kit->sk, false);
 }
 
 __bpf_kfunc_end_defs();

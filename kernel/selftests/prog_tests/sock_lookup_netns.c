@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <net/if.h>
 #include <sched.h>
 #include <test_progs.h>
 #include "cap_helpers.h"
@@ -289,6 +290,57 @@ out:
 	close(home);
 }
 
+/*
+ * A socket bound to a device is found by its tuple and that device's
+ * ifindex only, as sock_diag finds it; one bound to none, whatever the
+ * ifindex.  A protocol neither TCP nor UDP is refused.
+ */
+static void test_bound_device(struct sock_lookup_netns *skel)
+{
+	int srv = -1, cli = -1, acc = -1, lo;
+	struct netns_obj *ns;
+	char buf;
+
+	ns = ns_pair(skel, SOCK_STREAM, &srv, &cli);
+	if (!ns)
+		return;
+	lo = if_nametoindex("lo");
+	if (!ASSERT_GT(lo, 0, "if_nametoindex"))
+		goto out;
+	acc = accept(srv, NULL, NULL);
+	if (!ASSERT_OK_FD(acc, "accept"))
+		goto out;
+	skel->bss->ifindex = lo;
+	ASSERT_EQ(run_lookup(skel, acc, IPPROTO_TCP, false), cookie(acc),
+		  "unbound socket found by any ifindex");
+	if (!ASSERT_OK(setsockopt(cli, SOL_SOCKET, SO_BINDTODEVICE, "lo", 3),
+		       "SO_BINDTODEVICE"))
+		goto out;
+	skel->bss->ifindex = 0;
+	ASSERT_EQ(run_lookup(skel, cli, IPPROTO_TCP, false), 0,
+		  "bound socket not found without its ifindex");
+	ASSERT_EQ(skel->bss->lookup_err, -ENOENT, "-ENOENT");
+	skel->bss->ifindex = lo + 1;
+	ASSERT_EQ(run_lookup(skel, -1, IPPROTO_TCP, false), 0,
+		  "bound socket not found by another ifindex");
+	skel->bss->ifindex = lo;
+	ASSERT_EQ(run_lookup(skel, -1, IPPROTO_TCP, true), cookie(cli),
+		  "bound socket found by its ifindex");
+	ASSERT_OK(skel->bss->destroy_err, "destroy");
+	ASSERT_EQ(recv(cli, &buf, 1, MSG_DONTWAIT), -1, "recv after destroy");
+	ASSERT_EQ(errno, ECONNABORTED, "ECONNABORTED");
+
+	skel->bss->protocol = IPPROTO_ICMP;
+	ASSERT_EQ(run_lookup(skel, -1, IPPROTO_ICMP, false), 0, "ICMP");
+	ASSERT_EQ(skel->bss->lookup_err, -EINVAL, "-EINVAL");
+out:
+	skel->bss->ifindex = 0;
+	close(acc);
+	close(cli);
+	close(srv);
+	netns_free(ns);
+}
+
 /* A bpf_wq callback runs in a kworker, not as the caller: it finds nothing. */
 static void test_async_callback(struct sock_lookup_netns *skel)
 {
@@ -308,6 +360,7 @@ static void test_async_callback(struct sock_lookup_netns *skel)
 	for (i = 0; i < 10000 && !READ_ONCE(skel->bss->wq_found); i++)
 		usleep(1000);
 	ASSERT_EQ(skel->bss->wq_found, 1, "nothing found by the callback");
+	ASSERT_EQ(READ_ONCE(skel->bss->wq_err), -EPERM, "-EPERM");
 out:
 	close(cli);
 	close(srv);
@@ -333,6 +386,8 @@ void test_sock_lookup_netns(void)
 		test_unconnected_udp(skel);
 	if (test__start_subtest("tcp_time_wait"))
 		test_time_wait(skel);
+	if (test__start_subtest("bound_device"))
+		test_bound_device(skel);
 	if (test__start_subtest("privilege"))
 		test_privilege(skel);
 	if (test__start_subtest("async_callback"))

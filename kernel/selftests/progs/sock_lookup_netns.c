@@ -11,8 +11,9 @@ char _license[] SEC("license") = "GPL";
 
 struct sock_common *bpf_sock_lookup_netns(u64 netns_cookie,
 					  struct bpf_sock_tuple *tuple,
-					  u32 tuple__sz, int protocol,
-					  u64 flags) __ksym;
+					  u32 tuple__sz,
+					  struct bpf_sock_lookup_opts *opts,
+					  u32 opts__sz) __ksym;
 void bpf_sock_release(struct sock_common *sock) __ksym;
 int bpf_sock_destroy_sleepable(struct sock_common *sock) __ksym;
 
@@ -21,14 +22,20 @@ __u64 netns_cookie;
 struct bpf_sock_tuple tuple;
 bool v6;
 int protocol;
+__u32 ifindex;
 bool destroy;
 
-/* What was found: its cookie (0: nothing), state, and destroy's return. */
+/*
+ * What was found: its cookie (0: nothing), state, the lookup's error and
+ * destroy's return.
+ */
 __u64 found_cookie;
 int found_state;
+int lookup_err;
 int destroy_err;
-/* From the bpf_wq callback: 1 nothing found, 2 a socket. */
+/* From the bpf_wq callback: 1 nothing found, 2 a socket; its error. */
 int wq_found;
+int wq_err;
 
 struct wq_elem {
 	struct bpf_wq w;
@@ -41,19 +48,26 @@ struct {
 	__type(value, struct wq_elem);
 } wq_map SEC(".maps");
 
-static struct sock_common *lookup(void)
+static struct sock_common *lookup(int *err)
 {
+	struct bpf_sock_lookup_opts opts = {
+		.l4proto = protocol,
+		.ifindex = ifindex,
+	};
 	struct bpf_sock_tuple t = tuple;
+	struct sock_common *sk;
 
-	return bpf_sock_lookup_netns(netns_cookie, &t,
-				     v6 ? sizeof(t.ipv6) : sizeof(t.ipv4),
-				     protocol, 0);
+	sk = bpf_sock_lookup_netns(netns_cookie, &t,
+				   v6 ? sizeof(t.ipv6) : sizeof(t.ipv4),
+				   &opts, sizeof(opts));
+	*err = opts.error;
+	return sk;
 }
 
 SEC("syscall")
 int lookup_destroy(void *ctx)
 {
-	struct sock_common *sk = lookup();
+	struct sock_common *sk = lookup(&lookup_err);
 
 	found_cookie = 0;
 	found_state = 0;
@@ -71,7 +85,7 @@ int lookup_destroy(void *ctx)
 /* Runs in a kworker, with no run context and not as the caller. */
 static int wq_cb(void *map, int *key, void *value)
 {
-	struct sock_common *sk = lookup();
+	struct sock_common *sk = lookup(&wq_err);
 
 	if (sk)
 		bpf_sock_release(sk);

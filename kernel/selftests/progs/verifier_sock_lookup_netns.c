@@ -12,8 +12,9 @@ char _license[] SEC("license") = "GPL";
 
 struct sock_common *bpf_sock_lookup_netns(u64 netns_cookie,
 					  struct bpf_sock_tuple *tuple,
-					  u32 tuple__sz, int protocol,
-					  u64 flags) __ksym;
+					  u32 tuple__sz,
+					  struct bpf_sock_lookup_opts *opts,
+					  u32 opts__sz) __ksym;
 void bpf_sock_release(struct sock_common *sock) __ksym;
 int bpf_sock_destroy_sleepable(struct sock_common *sock) __ksym;
 
@@ -21,8 +22,10 @@ __u64 netns_cookie;
 
 static struct sock_common *lookup(struct bpf_sock_tuple *t)
 {
-	return bpf_sock_lookup_netns(netns_cookie, t, sizeof(t->ipv4),
-				     IPPROTO_TCP, 0);
+	struct bpf_sock_lookup_opts opts = { .l4proto = IPPROTO_TCP };
+
+	return bpf_sock_lookup_netns(netns_cookie, t, sizeof(t->ipv4), &opts,
+				     sizeof(opts));
 }
 
 SEC("syscall")
