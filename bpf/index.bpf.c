@@ -12,8 +12,13 @@
  *                  (a socket the seed found has no sock_ops flags)
  *   idx_reqsk_free kprobe of __reqsk_free(): a request socket is dropped
  *                  when freed, completed, timed out or refused alike
- *   idx_bind       cgroup/setsockopt on the root cgroup: SO_BINDTODEVICE
- *                  on an indexed socket marks its entry bound
+ *   idx_rebind     kprobe of sock_bindtoindex_locked(), through which a
+ *   idx_rebound    bind to a device goes (SO_BINDTODEVICE, SO_BINDTOIFINDEX,
+ *                  bpf_setsockopt(), the kernel's own), and its
+ *                  kretprobe: an indexed socket's entry says IDX_DEV_SET
+ *                  while the call runs, then the device it has; a
+ *                  reconnect that changes the device (an IPv6 scope) is
+ *                  seen by the hooks that record the connect
  *   idx_udp        kprobe of udp_lib_hash4(), which files a connected UDP
  *                  socket under its 4-tuple: recorded when a connect()
  *                  succeeds (no new sock_ops callback: upstream takes
@@ -48,10 +53,6 @@
 char LICENSE[] SEC("license") = "GPL";
 
 extern void *bpf_cast_to_kern_ctx(void *obj) __ksym;
-
-#define SOL_SOCKET		1
-#define SO_BINDTODEVICE		25
-#define SO_BINDTOIFINDEX	62
 
 /*
  * A position of address @a's window and live + 1 for it: the word is
@@ -114,8 +115,18 @@ static __always_inline void idx_insert(const struct idx_addr *raddr,
 		sk.slot = v->slot;
 		cur = bpf_map_lookup_elem(&idx_slots, &sk);
 		if (cur && cur->serial == v->serial) {
-			if (idx_same_tuple(&sk.addr, cur, raddr, e))
+			/*
+			 * The device may have changed without a rebind (an
+			 * IPv6 reconnect with another scope), or with one a
+			 * kprobe missed; a seed, which reads the socket
+			 * unlocked, leaves it to a rebind under way.
+			 */
+			if (idx_same_tuple(&sk.addr, cur, raddr, e)) {
+				st = bpf_map_lookup_elem(&idx_stats, &zero);
+				if (!seed || (st && !st->rebinding))
+					cur->dev = e->dev;
 				return;
+			}
 			keep = seed;
 		}
 		if (!keep)
@@ -137,8 +148,6 @@ static __always_inline void idx_insert(const struct idx_addr *raddr,
 			bpf_map_update_elem(&idx_socks, &e->cookie, &val,
 					    keep ? BPF_NOEXIST : BPF_ANY);
 			idx_count(inserted, 1);
-			if (e->dev)
-				idx_count(bound, 1);
 			return;
 		}
 		idx_addr_put(raddr);
@@ -204,46 +213,103 @@ int BPF_PROG(idx_tcp_close, const struct sock *sk, int oldstate, int newstate)
 	return 0;
 }
 
+/*
+ * A request socket whose listener no longer listens but is still in its
+ * reuseport group (only one that may migrate stays: net.ipv4.tcp_migrate_req
+ * or a BPF_SK_REUSEPORT_SELECT_OR_MIGRATE program) may have been cloned
+ * to another listener of the group, cookie and all, before this free: its
+ * entry is left to the lazy prune, which the clone's lookup then keeps.
+ */
 SEC("kprobe/__reqsk_free")
 int BPF_KPROBE(idx_reqsk_free, struct request_sock *req)
 {
 	__u64 cookie = BPF_CORE_READ(req, __req_common.skc_cookie.counter);
+	struct sock *l = BPF_CORE_READ(req, __req_common.skc_listener);
 
-	if (cookie)
-		idx_remove(cookie | IDX_REQ);
+	if (!cookie)
+		return 0;
+	if (l && BPF_CORE_READ(l, __sk_common.skc_state) != TCP_LISTEN &&
+	    BPF_CORE_READ(l, sk_reuseport_cb))
+		return 0;
+	idx_remove(cookie | IDX_REQ);
 	return 0;
 }
 
 /*
- * SO_BINDTODEVICE on a socket already indexed does not move it in the
- * hash tables, and the lookup names no device: its entry is marked
- * bound, whatever the device, so that reap_index neither looks it up nor
- * prunes it, and auto walks instead.
+ * A bind to a device after the socket was indexed: the lookup names the
+ * device, so the entry must follow it.  The kprobe marks the entry
+ * IDX_DEV_SET, which reap_index neither looks up nor prunes, and counts
+ * a rebind; the kretprobe, with the socket still locked, writes the
+ * device the socket has then, whether the bind succeeded or not.  A
+ * return not seen (the kretprobe ran out of instances, or was skipped)
+ * leaves the count up and the entry unreachable: reported, not lost.
  */
-SEC("cgroup/setsockopt")
-int idx_bind(struct bpf_sockopt *ctx)
+struct idx_rebind_val {
+	struct sock *sk;
+	__u64	cookie;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);			/* the binding task's pid_tgid */
+	__type(value, struct idx_rebind_val);
+} idx_rebinds SEC(".maps");
+
+/* The entry of indexed socket @cookie, if it still is that socket's. */
+static __always_inline struct idx_entry *idx_entry_of(__u64 cookie)
 {
-	struct bpf_sockopt_kern *k;
-	struct idx_sock_val *v;
+	struct idx_sock_val *v = bpf_map_lookup_elem(&idx_socks, &cookie);
 	struct idx_slot_key key = {};
 	struct idx_entry *e;
-	__u64 cookie;
 
-	if (ctx->level != SOL_SOCKET ||
-	    (ctx->optname != SO_BINDTODEVICE && ctx->optname != SO_BINDTOIFINDEX))
-		return 1;
-	k = bpf_cast_to_kern_ctx(ctx);
-	cookie = k->sk->__sk_common.skc_cookie.counter;
-	v = cookie ? bpf_map_lookup_elem(&idx_socks, &cookie) : NULL;
 	if (!v)
-		return 1;
+		return NULL;
 	key.addr = v->addr;
 	key.slot = v->slot;
 	e = bpf_map_lookup_elem(&idx_slots, &key);
-	if (e && e->serial == v->serial && e->cookie == cookie &&
-	    __sync_val_compare_and_swap(&e->dev, 0, IDX_DEV_SET) == 0)
-		idx_count(bound, 1);
-	return 1;
+	return e && e->serial == v->serial && e->cookie == cookie ? e : NULL;
+}
+
+SEC("kprobe/sock_bindtoindex_locked")
+int BPF_KPROBE(idx_rebind, struct sock *sk)
+{
+	struct idx_rebind_val r = {
+		.sk = sk,
+		.cookie = BPF_CORE_READ(sk, __sk_common.skc_cookie.counter),
+	};
+	__u64 id = bpf_get_current_pid_tgid();
+	struct idx_entry *e = r.cookie ? idx_entry_of(r.cookie) : NULL;
+
+	if (!e)
+		return 0;
+	/* Taken: a bind from softirq (bpf_setsockopt()) on this task's time. */
+	if (bpf_map_update_elem(&idx_rebinds, &id, &r, BPF_NOEXIST)) {
+		idx_count(missed, 1);
+		return 0;
+	}
+	idx_count(rebinding, 1);
+	e->dev = IDX_DEV_SET;
+	return 0;
+}
+
+SEC("kretprobe/sock_bindtoindex_locked")
+int BPF_KRETPROBE(idx_rebound)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct idx_rebind_val *r = bpf_map_lookup_elem(&idx_rebinds, &id);
+	struct idx_entry *e;
+	struct sock *sk;
+
+	if (!r)
+		return 0;
+	sk = r->sk;
+	e = idx_entry_of(r->cookie);
+	if (e)
+		e->dev = BPF_CORE_READ(sk, __sk_common.skc_bound_dev_if);
+	bpf_map_delete_elem(&idx_rebinds, &id);
+	idx_count(rebinding, -1);
+	return 0;
 }
 
 /*

@@ -41,7 +41,7 @@
 #define IDX_DEAD	(1ULL << 63)
 #define IDX_TRIES	64		/* compare-and-exchange attempts */
 #define IDX_REQ		(1ULL << 63)	/* in a request socket's cookie */
-#define IDX_DEV_SET	0xffffffffU	/* bound by SO_BINDTODEVICE since */
+#define IDX_DEV_SET	0xffffffffU	/* a rebind to a device under way */
 
 struct idx_addr {
 	__u8	addr[16];
@@ -62,8 +62,9 @@ struct idx_entry {
 	__u64	cookie;			/* socket cookie (| IDX_REQ) */
 	__u64	serial;			/* its owner's token; 0: dropped */
 	__u8	laddr[16];
-	__u64	dev;			/* bound device (SO_BINDTODEVICE, VRF),
-					 * or IDX_DEV_SET; 64 bits to exchange */
+	__u32	dev;			/* bound device (SO_BINDTODEVICE, VRF,
+					 * IPv6 link-local), or IDX_DEV_SET */
+	__u32	pad0;
 	__u16	lport;
 	__u16	rport;
 	__u8	proto;			/* IPPROTO_TCP or IPPROTO_UDP */
@@ -83,7 +84,7 @@ struct idx_stats {
 	__u64	removed;
 	__u64	missed;		/* not indexed: a map was full, or contention */
 	__u64	seeded;		/* entries the start-up walk made */
-	__u64	bound;		/* entries now of sockets bound to a device */
+	__u64	rebinding;	/* rebinds to a device not yet seen to return */
 	__u64	serial;		/* the last entry's serial */
 	__u64	acked;		/* misses a later walk covered (resync) */
 };
@@ -199,17 +200,13 @@ static __always_inline bool idx_slot_drop(const struct idx_slot_key *key,
 					  __u64 serial)
 {
 	struct idx_entry *e = bpf_map_lookup_elem(&idx_slots, key);
-	__u64 dev;
 
 	if (!e || !serial ||
 	    __sync_val_compare_and_swap(&e->serial, serial, 0) != serial)
 		return false;
-	dev = e->dev;
 	bpf_map_delete_elem(&idx_slots, key);
 	idx_addr_put(&key->addr);
 	idx_count(removed, 1);
-	if (dev)
-		idx_count(bound, -1);
 	return true;
 }
 

@@ -279,16 +279,28 @@ int reap_chained(struct bpf_iter__netns *ctx)
  * those still there with the cookie recorded go through reap_one.  An
  * entry whose lookup finds no socket, or a socket with another cookie
  * (its tuple reused), is stale: it is pruned and nothing is destroyed.
- * An entry of a socket bound to a device is not looked up, since the
- * lookup names no device: counted in index_unreachable, kept.  seen
- * counts the sockets found.
+ * The lookup names the device the entry records; an entry whose socket
+ * is being bound to another (IDX_DEV_SET) is not looked up, and one
+ * whose lookup the rebind raced, or that found a socket bound to no
+ * device in the tuple of one bound to the entry's, is not pruned: both
+ * counted in index_unreachable, kept.  seen counts the sockets found.
  */
+/* Entry @e, which the filter may want, could not be settled. */
+static __always_inline void unreachable(const struct idx_entry *e)
+{
+	if ((!cfg_netns || e->netns == cfg_netns) &&
+	    (!cfg_dport || e->rport == cfg_dport) &&
+	    (!cfg_sport || e->lport == cfg_sport))
+		counts.index_unreachable++;
+}
+
 static __always_inline void reap_entry(const struct idx_slot_key *key)
 {
 	struct bpf_sock_lookup_opts opts = {};
 	struct bpf_sock_tuple t = {};
 	struct sock_common *skc;
 	struct idx_entry e, *ep;
+	bool shadowed;
 	static const __u8 mapped[12] = { [10] = 0xff, [11] = 0xff };
 	__u32 sz;
 
@@ -299,11 +311,8 @@ static __always_inline void reap_entry(const struct idx_slot_key *key)
 	if (!e.serial || !(cfg_protos & (e.proto == IPPROTO_TCP ? 1 : 2)))
 		return;
 	counts.index_entries++;
-	if (e.dev) {
-		if ((!cfg_netns || e.netns == cfg_netns) &&
-		    (!cfg_dport || e.rport == cfg_dport) &&
-		    (!cfg_sport || e.lport == cfg_sport))
-			counts.index_unreachable++;
+	if (e.dev == IDX_DEV_SET) {
+		unreachable(&e);
 		return;
 	}
 	if (!__builtin_memcmp(e.laddr, mapped, 12) &&
@@ -321,6 +330,7 @@ static __always_inline void reap_entry(const struct idx_slot_key *key)
 		sz = sizeof(t.ipv6);
 	}
 	opts.l4proto = e.proto;
+	opts.ifindex = e.dev;
 	skc = bpf_sock_lookup_netns(e.netns, &t, sz, &opts, sizeof(opts));
 	/* A request socket's child inherits its cookie: tell them apart. */
 	if (skc && skc->skc_cookie.counter == (e.cookie & ~IDX_REQ) &&
@@ -332,8 +342,18 @@ static __always_inline void reap_entry(const struct idx_slot_key *key)
 		bpf_sock_release(skc);
 		return;
 	}
+	/*
+	 * Not pruned: a socket bound to no device that took the tuple of one
+	 * bound to e.dev, which the lookup may return first (the recorded
+	 * one may be there still); and an entry a rebind changed meanwhile.
+	 */
+	shadowed = skc && e.dev && skc->skc_bound_dev_if != e.dev;
 	if (skc)
 		bpf_sock_release(skc);
+	if (shadowed || ep->dev != e.dev) {
+		unreachable(&e);
+		return;
+	}
 	if (idx_prune(key, &e))
 		counts.index_pruned++;
 }

@@ -58,7 +58,7 @@ struct reap_counts {
 	__u64	longest_ns;	/* chained: the longest run of the program */
 	__u64	index_entries;	/* index: entries of the dst addresses read */
 	__u64	index_pruned;	/* index: stale entries dropped */
-	__u64	index_unreachable; /* index: of sockets bound to a device */
+	__u64	index_unreachable; /* index: entries not settled */
 	__u64	index_slots;	/* index: slots scanned */
 };
 

@@ -40,6 +40,12 @@
  * the UDP socket on and writes the next stage: 2 reconnected to
  * 127.0.0.4:6001, 3 disconnected (AF_UNSPEC), 4 connected to
  * 127.0.0.3:6000 again, 5 closed.
+ *
+ * With --migrate it holds, in NETNS, a request socket of a listener on
+ * 127.0.0.6:6003 (TCP_DEFER_ACCEPT: the client's ACK brings no data), then
+ * a second listener of its SO_REUSEPORT group, and writes OUTDIR/ready;
+ * SIGUSR1 closes the first listener, so that with net.ipv4.tcp_migrate_req
+ * the request socket moves to the second, and writes OUTDIR/closed.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -327,6 +333,37 @@ static void moves(const char *dir, sigset_t *wait)
 	}
 }
 
+static int reuseport_listener(void)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sa(&ss, AF_INET, "127.0.0.6", 6003);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+	int defer = 30;
+
+	if (fd < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) ||
+	    setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &defer, sizeof(defer)) ||
+	    bind(fd, (void *)&ss, len) || listen(fd, 8))
+		die("reuseport listener");
+	return fd;
+}
+
+static void migrate(const char *dir, sigset_t *wait)
+{
+	int first = reuseport_listener();
+
+	sock_connected(AF_INET, SOCK_STREAM, "127.0.0.6", 6003);
+	reuseport_listener();
+	write_file(dir, "ready", "");
+	do
+		sigsuspend(wait);
+	while (!check_requested);
+	close(first);
+	write_file(dir, "closed", "");
+	for (;;)
+		pause();
+}
+
 int main(int argc, char **argv)
 {
 	char path[4096], tmp[4096];
@@ -352,7 +389,7 @@ int main(int argc, char **argv)
 			pause();
 	}
 	if (argc < 3) {
-		fprintf(stderr, "usage: sockworld OUTDIR NETNS... | sockworld --time-wait NETNS | sockworld --crowd OUTDIR NETNS N | sockworld --moves OUTDIR NETNS\n");
+		fprintf(stderr, "usage: sockworld OUTDIR NETNS... | sockworld --time-wait NETNS | sockworld --crowd OUTDIR NETNS N | sockworld --moves OUTDIR NETNS | sockworld --migrate OUTDIR NETNS\n");
 		return 2;
 	}
 	sigemptyset(&block);
@@ -363,6 +400,11 @@ int main(int argc, char **argv)
 		enter(open_netns(argv[3]));
 		lo_up();
 		moves(argv[2], &old);
+	}
+	if (argc == 4 && !strcmp(argv[1], "--migrate")) {
+		enter(open_netns(argv[3]));
+		lo_up();
+		migrate(argv[2], &old);
 	}
 	self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (self < 0)

@@ -43,7 +43,8 @@
 
 static const char *const link_pins[] = {
 	"link_sockops", "link_cookie4", "link_cookie6", "link_udp",
-	"link_release", "link_tcp_close", "link_reqsk_free", "link_bind",
+	"link_release", "link_tcp_close", "link_reqsk_free", "link_rebind",
+	"link_rebound",
 };
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -121,7 +122,8 @@ static __u64 link_misses(const char *name)
 /* Every socket the index failed to record since it started. */
 static __u64 missed_total(const struct idx_stats *st)
 {
-	return st->missed + link_misses("link_udp");
+	return st->missed + link_misses("link_udp") + link_misses("link_rebind") +
+	       link_misses("link_rebound");
 }
 
 /*
@@ -141,8 +143,10 @@ long long index_missed(void)
 
 /*
  * Why the running index may lack a socket that exists, or NULL: a map
- * was full, the UDP kprobe was skipped, or a socket is bound to a device,
- * which the lookup cannot name.  auto then walks instead.
+ * was full, or a kprobe was skipped (the UDP connect's, or a rebind's,
+ * which leaves an entry naming a device its socket no longer has), or a
+ * rebind is under way (or its return was missed).  auto then walks
+ * instead.
  */
 
 const char *index_incomplete(void)
@@ -153,8 +157,8 @@ const char *index_incomplete(void)
 		return "its counters cannot be read";
 	if (index_missed())
 		return "it missed sockets (see 'netns-reap index status')";
-	if (st.bound)
-		return "it holds sockets bound to a device, which its lookup cannot name";
+	if (st.rebinding)
+		return "a socket it holds is being bound to a device";
 	return NULL;
 }
 
@@ -343,7 +347,7 @@ static int index_status(void)
 			jsonw_uint_field(json_wtr, "entries", s.entries);
 			jsonw_uint_field(json_wtr, "slots", s.slots);
 			jsonw_uint_field(json_wtr, "addresses", s.addrs);
-			jsonw_uint_field(json_wtr, "bound", s.st.bound);
+			jsonw_uint_field(json_wtr, "rebinding", s.st.rebinding);
 			jsonw_uint_field(json_wtr, "inserted", s.st.inserted);
 			jsonw_uint_field(json_wtr, "removed", s.st.removed);
 			jsonw_uint_field(json_wtr, "seeded", s.st.seeded);
@@ -354,10 +358,10 @@ static int index_status(void)
 		}
 		jsonw_end_object(json_wtr);
 	} else if (running) {
-		printf("index running (%s): %llu entries (%llu slots, %llu addresses, %llu bound to a device); %llu inserted, %llu removed, %llu seeded, %llu missed, %llu program runs skipped; maps %llu bytes\n",
+		printf("index running (%s): %llu entries (%llu slots, %llu addresses, %llu being bound to a device); %llu inserted, %llu removed, %llu seeded, %llu missed, %llu program runs skipped; maps %llu bytes\n",
 		       PIN_DIR, (unsigned long long)s.entries,
 		       (unsigned long long)s.slots, (unsigned long long)s.addrs,
-		       (unsigned long long)s.st.bound,
+		       (unsigned long long)s.st.rebinding,
 		       (unsigned long long)s.st.inserted,
 		       (unsigned long long)s.st.removed,
 		       (unsigned long long)s.st.seeded,
@@ -393,12 +397,17 @@ static int index_stop(void)
 }
 
 /*
- * Whether the UDP kprobe sees a connect of @family on this kernel: a
- * compiler may inline udp_lib_hash4() into a caller, where no kprobe
- * fires.  -1 if no connect could be made here to tell.
+ * Whether the UDP kprobe sees a connect of @family on this kernel, and
+ * with @rebind whether the rebind kprobes see that socket bound to lo: a
+ * compiler may inline udp_lib_hash4() or sock_bindtoindex_locked() into
+ * a caller, where no kprobe fires.  -1 if no connect could be made here
+ * to tell.
  */
-static int udp_hook_fires(struct index_bpf *skel, int family)
+static int hooks_fire(struct index_bpf *skel, int family, bool rebind)
 {
+	struct idx_slot_key key = {};
+	struct idx_entry e;
+	int lo = 1;	/* LOOPBACK_IFINDEX */
 	struct sockaddr_storage ss = { .ss_family = family };
 	struct sockaddr_in *in = (void *)&ss;
 	struct sockaddr_in6 *in6 = (void *)&ss;
@@ -423,6 +432,13 @@ static int udp_hook_fires(struct index_bpf *skel, int family)
 		return -1;
 	}
 	found = !bpf_map_lookup_elem(bpf_map__fd(skel->maps.idx_socks), &cookie, &v);
+	if (found && rebind) {
+		memcpy(&key.addr, &v.addr, sizeof(key.addr));
+		key.slot = v.slot;
+		found = !setsockopt(fd, SOL_SOCKET, SO_BINDTOIFINDEX, &lo, sizeof(lo)) &&
+			!bpf_map_lookup_elem(bpf_map__fd(skel->maps.idx_slots), &key, &e) &&
+			e.dev == (__u32)lo;
+	}
 	close(fd);
 	return found;
 }
@@ -461,7 +477,9 @@ static int index_attach(struct index_bpf *skel, int cg_fd, const char *tmp)
 	links[4] = bpf_program__attach_cgroup(skel->progs.idx_release, cg_fd);
 	links[5] = bpf_program__attach(skel->progs.idx_tcp_close);
 	links[6] = bpf_program__attach(skel->progs.idx_reqsk_free);
-	links[7] = bpf_program__attach_cgroup(skel->progs.idx_bind, cg_fd);
+	/* The return's probe first, so that no entry is left marked. */
+	links[8] = bpf_program__attach(skel->progs.idx_rebound);
+	links[7] = bpf_program__attach(skel->progs.idx_rebind);
 	for (i = 0; i < ARRAY_SIZE(links); i++) {
 		if (!links[i]) {
 			err = -errno;
@@ -470,9 +488,14 @@ static int index_attach(struct index_bpf *skel, int cg_fd, const char *tmp)
 			goto out;
 		}
 	}
-	if (!udp_hook_fires(skel, AF_INET) || !udp_hook_fires(skel, AF_INET6)) {
+	if (!hooks_fire(skel, AF_INET, false) || !hooks_fire(skel, AF_INET6, false)) {
 		err = -ENOTSUP;
 		p_err("the index's kprobe on udp_lib_hash4() did not see a UDP connect on loopback: this kernel inlines it somewhere, so the index would miss UDP sockets");
+		goto out;
+	}
+	if (!hooks_fire(skel, AF_INET, true)) {
+		err = -ENOTSUP;
+		p_err("the index's kprobes on sock_bindtoindex_locked() did not see a socket bound to lo: this kernel inlines it somewhere, so the index would lose sockets bound to a device once indexed");
 		goto out;
 	}
 	/* The hooks run already: the seed misses nothing between. */

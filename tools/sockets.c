@@ -352,7 +352,7 @@ static void print_table(const struct reap_walk *w, enum reap_mode m, bool kill,
 	       (unsigned long long)c->destroyed, (unsigned long long)c->failed,
 	       elapsed);
 	if (m == REAP_MODE_INDEX)
-		printf("index: %llu slots scanned, %llu entries read, %llu pruned, %llu not looked up (bound to a device)\n",
+		printf("index: %llu slots scanned, %llu entries read, %llu pruned, %llu unsettled (a device rebind, or a shadowing socket)\n",
 		       (unsigned long long)c->index_slots,
 		       (unsigned long long)c->index_entries,
 		       (unsigned long long)c->index_pruned,
@@ -509,7 +509,7 @@ int do_sockets(bool kill)
 		r_err("the index missed %lld sockets since it started (see 'netns-reap index status'): the results may be incomplete; --mode chained sees every socket, and 'netns-reap index stop' then 'start' rebuilds the index",
 		      missed);
 	if (c->index_unreachable)
-		r_err("%llu indexed sockets are bound to a device, which the index's lookup cannot name: they were not looked up, so the results may be incomplete; --mode chained sees them",
+		r_err("%llu indexed sockets could not be settled (being bound to a device, or sharing their tuple with a socket bound to none): the results may be incomplete; --mode chained sees them",
 		      (unsigned long long)c->index_unreachable);
 	recs = collect(w.skel, &n, &maplen);
 	if (!recs)

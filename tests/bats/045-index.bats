@@ -26,8 +26,9 @@ teardown_file() {
 	world_stop "$BATS_FILE_TMPDIR/before"
 	world_stop "$BATS_FILE_TMPDIR/after"
 	world_stop "$BATS_FILE_TMPDIR/moves"
+	world_stop "$BATS_FILE_TMPDIR/migrate"
 	"$REAP" index stop >/dev/null
-	for i in $(seq 1 7); do ip netns del "nsi-$i" 2>/dev/null; done
+	for i in $(seq 1 8); do ip netns del "nsi-$i" 2>/dev/null; done
 	return 0
 }
 
@@ -45,7 +46,7 @@ listing() {
 @test "index start, status and stop: idempotent, with JSON" {
 	run "$REAP" -j index status
 	assert_success
-	jq -e '.running and .entries > 0 and .slots == .entries and .bound == 0 and
+	jq -e '.running and .entries > 0 and .slots == .entries and .rebinding == 0 and
 		.missed == 0 and .prog_misses == 0 and .seeded > 0 and .map_bytes > 0' <<< "$output" >/dev/null ||
 		fail "$output"
 	run "$REAP" -j index start
@@ -56,7 +57,7 @@ listing() {
 	assert_output "index already running ($PIN)"
 	for p in idx_addrs idx_slots idx_socks idx_stats link_sockops link_cookie4 \
 		 link_cookie6 link_udp link_release link_tcp_close link_reqsk_free \
-		 link_bind; do
+		 link_rebind link_rebound; do
 		[ -e "$PIN/$p" ] || fail "$PIN/$p is not pinned"
 	done
 }
@@ -296,25 +297,56 @@ index_list() {
 	[ -z "$(slots_where ".cookie == $cookie")" ] || fail "closed socket still indexed"
 }
 
-@test "sockets bound to a device are not looked up: index says so, auto walks" {
-	local dir=$BATS_FILE_TMPDIR/moves
+@test "sockets bound to a device, as made or once indexed, are found and killed" {
+	local dir=$BATS_FILE_TMPDIR/moves f chained indexed
 	[ -e "$dir/pid" ] || fail "needs the --moves world of the test before"
-	# The child bound as it was made, the client by setsockopt after.
+	# The child bound as it was made, the client by setsockopt after: its
+	# entry follows it through the rebind's kprobe and kretprobe.
 	run "$REAP" -j index status
-	jq -e '.bound == 2' <<< "$output" >/dev/null || fail "$output"
-	run "$REAP" -j --mode index list dst 127.0.0.5
-	assert_equal "$status" 1
-	jq -e '.summary.index_unreachable >= 1' <<< "$output" >/dev/null || fail "$output"
-	assert_output --partial "bound to a device, which the index's lookup cannot name"
-	run "$REAP" -j list dst 127.0.0.5
+	jq -e '.rebinding == 0' <<< "$output" >/dev/null || fail "$output"
+	for f in "dst 127.0.0.5" "dst 127.0.0.1 sport 6002"; do
+		chained=$(listing chained $f)
+		indexed=$(listing index $f)
+		[ "$(wc -l <<< "$indexed")" -eq 1 ] && [ -n "$indexed" ] || fail "$f: $indexed"
+		[ "$chained" = "$indexed" ] || fail "$f: chained $chained, index $indexed"
+	done
+	run "$REAP" -j --mode index kill dst 127.0.0.5
 	assert_success
-	jq -e '.mode == "chained" and (.sockets | length) >= 1' <<< "$output" >/dev/null ||
+	jq -e '.summary.destroyed == 1 and .summary.index_unreachable == 0' <<< "$output" >/dev/null ||
 		fail "$output"
+	# The abort reset the child too: neither is left.
+	[ -z "$(listing chained dst 127.0.0.5)" ] || fail "client left"
+	wait_until 10 child_gone || fail "child left: $(listing chained dst 127.0.0.1 sport 6002)"
 	world_stop "$dir"
-	wait_until 10 bound_none
 }
 
-bound_none() { "$REAP" -j index status | jq -e '.bound == 0' >/dev/null; }
+child_gone() { [ -z "$(listing chained dst 127.0.0.1 sport 6002)" ]; }
+
+# migrated: nsi-8's kernel moved a request socket to another listener.
+migrated() {
+	ip netns exec nsi-8 awk '/^TcpExt:/ && !n++ { for (i = 2; i <= NF; i++) if ($i == "TCPMigrateReqSuccess") f = i; next }
+		/^TcpExt:/ { exit !(f && $f > 0) }' /proc/net/netstat
+}
+
+@test "a request socket moved to another listener (tcp_migrate_req) stays indexed" {
+	local dir=$BATS_FILE_TMPDIR/migrate f=(dst 127.0.0.1 sport 6003) chained indexed
+	make_netns nsi 8 8
+	ip netns exec nsi-8 sysctl -qw net.ipv4.tcp_migrate_req=1
+	mkdir -p "$dir"
+	"$SOCKWORLD" --migrate "$dir" nsi-8 3>&- &
+	echo $! > "$dir/pid"
+	wait_until 10 test -e "$dir/ready"
+	kill -USR1 "$(cat "$dir/pid")"
+	wait_until 10 test -e "$dir/closed"
+	# The request socket's timer finds its listener closed and clones it,
+	# cookie and all, to the other; the original is freed.
+	wait_until 30 migrated
+	chained=$(listing chained "${f[@]}")
+	indexed=$(listing index "${f[@]}")
+	grep -q ' tcp new-syn-recv ' <<< "$chained" || fail "no request socket: $chained"
+	[ "$chained" = "$indexed" ] || fail "chained: $chained; index: $indexed"
+	world_stop "$dir"
+}
 
 # no_slots_of COOKIES: no idx_slots entry of those namespaces (a,b,c).
 no_slots_of() { [ -z "$(slots_where "[.netns] | inside([$1])")" ]; }
