@@ -194,10 +194,10 @@ $(BIN)/cli-fuzz: $(TOP)/tests/cli-fuzz.c
 	@$(CC) -O2 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE $< -o $@
 
 # Test helper: raw links and dumps, to see what the kernel itself does.
-$(BIN)/iterlink: $(TOP)/tests/iterlink.c $(REAP_DEPS)
+$(BIN)/iterlink: $(TOP)/tests/iterlink.c $(TOP)/tools/walk.c $(REAP_DEPS)
 	@mkdir -p $(BIN)
 	@echo "  CC      $(notdir $@)"
-	@$(CC) $(USER_CFLAGS) $< -o $@ $(USER_LDLIBS)
+	@$(CC) $(USER_CFLAGS) -I$(TOP)/tools $< $(TOP)/tools/walk.c -o $@ $(USER_LDLIBS)
 
 $(BIN)/netns-bench: $(addprefix $(TOP)/bench/,netns-bench.c kcount.c kcount.h world.h) $(TOP)/tools/walk.c $(REAP_DEPS)
 	@mkdir -p $(BIN)

@@ -54,6 +54,7 @@
 
 #include "reap.h"
 #include "reap.skel.h"
+#include "walk.h"
 
 #define MAX_NETNS 256
 #define BUF_SIZE 256
@@ -272,6 +273,7 @@ int main(int argc, char **argv)
 	bpf_program__set_autoload(skel->progs.reap_chained, chained);
 	bpf_program__set_autoload(skel->progs.reap_tcp, !chained);
 	bpf_program__set_autoload(skel->progs.reap_udp, !chained);
+	reap_skip_index(skel);
 	skel->rodata->cfg_states = ~0U;
 	skel->rodata->cfg_udp_unconnected = true;
 	skel->rodata->cfg_dump = dump;
