@@ -118,10 +118,19 @@ static struct sock *sock_lookup_tuple(struct net *net,
 		return NULL;
 #endif
 	}
-	/* UDP sockets are freed after a grace period, not referenced. */
+	/*
+	 * UDP sockets are freed after a grace period, not referenced.  With
+	 * no connected socket of @t, the lookup runs @net's sk_lookup
+	 * programs, which may select a socket of another namespace: the
+	 * release puts the namespace of the socket, not @net.
+	 */
 	if (!sk || !udp_sock_has_tuple(sk, t, v4) ||
 	    !refcount_inc_not_zero(&sk->sk_refcnt))
 		return NULL;
+	if (!net_eq(sock_net(sk), net)) {
+		sock_put(sk);
+		return NULL;
+	}
 	return sk;
 }
 
@@ -138,10 +147,11 @@ __bpf_kfunc_start_defs();
  *
  * TCP: a socket of the established hash, in any state but listening and
  * closed, request and TIME_WAIT sockets included.  UDP: a socket
- * connected to exactly @tuple.  The socket, and with it its namespace,
- * stays referenced until bpf_sock_release().  It has its cookie, so that
- * the program can read it and tell a socket it recorded from another
- * that reuses the tuple.
+ * connected to exactly @tuple; the namespace's sk_lookup programs run,
+ * as for a datagram received, when no connected socket has it.  The
+ * socket, and with it its namespace, stays referenced until
+ * bpf_sock_release().  It has its cookie, so that the program can read it
+ * and tell a socket it recorded from another that reuses the tuple.
  *
  * Return: the socket, or NULL with @opts->error set (unless @opts__sz is
  * wrong): -EINVAL for bad arguments; -EAFNOSUPPORT for an IPv6 tuple
