@@ -89,6 +89,26 @@ static __always_inline bool idx_addr_get(const struct idx_addr *a, __u64 *pos)
 }
 
 /*
+ * Entry @e, which hint @v names, was found current by a hook that holds
+ * its socket's lock (a reconnect to the same tuple, a rebind): a new
+ * serial makes a reap that looked it up before, in the gap, fail to
+ * prune it.
+ */
+static __always_inline void idx_reserial(struct idx_entry *e,
+					 struct idx_sock_val *v)
+{
+	__u32 zero = 0;
+	struct idx_stats *st = bpf_map_lookup_elem(&idx_stats, &zero);
+	__u64 old = v->serial, new;
+
+	if (!st)
+		return;
+	new = __sync_fetch_and_add(&st->serial, 1) + 1;
+	if (__sync_val_compare_and_swap(&e->serial, old, new) == old)
+		v->serial = new;
+}
+
+/*
  * Record socket @e->cookie, remote @raddr, unless it is already as
  * recorded.  A @seed insert leaves any entry the socket has alone and
  * adds its own beside it when the tuples differ: the hooks may have seen
@@ -97,7 +117,8 @@ static __always_inline bool idx_addr_get(const struct idx_addr *a, __u64 *pos)
  * finds and prunes the other.
  */
 static __always_inline void idx_insert(const struct idx_addr *raddr,
-				       struct idx_entry *e, bool seed)
+				       struct idx_entry *e,
+				       const struct sock_common *seed)
 {
 	struct idx_slot_key sk = {};
 	struct idx_sock_val val = { .addr = *raddr };
@@ -106,7 +127,7 @@ static __always_inline void idx_insert(const struct idx_addr *raddr,
 	__u32 zero = 0;
 	struct idx_stats *st;
 	bool keep = false;
-	__u64 pos;
+	__u64 pos, dev;
 	int i;
 
 	v = bpf_map_lookup_elem(&idx_socks, &e->cookie);
@@ -118,13 +139,21 @@ static __always_inline void idx_insert(const struct idx_addr *raddr,
 			/*
 			 * The device may have changed without a rebind (an
 			 * IPv6 reconnect with another scope), or with one a
-			 * kprobe missed; a seed, which reads the socket
-			 * unlocked, leaves it to a rebind under way.
+			 * kprobe missed.  A seed reads the socket unlocked:
+			 * it reads the entry's device first and changes it
+			 * only if no rebind changed it since.
 			 */
 			if (idx_same_tuple(&sk.addr, cur, raddr, e)) {
-				st = bpf_map_lookup_elem(&idx_stats, &zero);
-				if (!seed || (st && !st->rebinding))
+				if (!seed) {
 					cur->dev = e->dev;
+					idx_reserial(cur, v);
+					return;
+				}
+				dev = *(volatile __u64 *)&cur->dev;
+				st = bpf_map_lookup_elem(&idx_stats, &zero);
+				if (dev != IDX_DEV_SET && st && !st->rebinding)
+					__sync_val_compare_and_swap(&cur->dev, dev,
+						BPF_CORE_READ(seed, skc_bound_dev_if));
 				return;
 			}
 			keep = seed;
@@ -158,11 +187,13 @@ static __always_inline void idx_insert(const struct idx_addr *raddr,
 /*
  * @skc: a socket's own fields, or a copy of them, of @family (a request
  * socket's is sk_family()'s).  A request socket's @cookie is tagged.
+ * @seed: the socket itself, when the seed's walk found it; NULL from the
+ * hooks, which run with it locked.
  */
 static __always_inline void idx_insert_sock(const struct sock_common *skc,
 					    __u16 family, __u8 proto,
 					    __u64 cookie, __u64 netns,
-					    bool seed)
+					    const struct sock_common *seed)
 {
 	struct idx_entry e = { .proto = proto, .cookie = cookie };
 	struct idx_addr raddr;
@@ -195,11 +226,13 @@ int idx_sockops(struct bpf_sock_ops *skops)
 	case BPF_SOCK_OPS_TCP_CONNECT_CB:
 	case BPF_SOCK_OPS_PASSIVE_ESTABLISHED_CB:
 		k = bpf_cast_to_kern_ctx(skops);
-		if (bpf_probe_read_kernel(&skc, sizeof(skc), &k->sk->__sk_common))
+		if (bpf_probe_read_kernel(&skc, sizeof(skc), &k->sk->__sk_common)) {
+			idx_count(missed, 1);
 			break;
+		}
 		idx_insert_sock(&skc, sk_family(&k->sk->__sk_common), IPPROTO_TCP,
 				bpf_get_socket_cookie(skops),
-				bpf_get_netns_cookie(skops), false);
+				bpf_get_netns_cookie(skops), NULL);
 		break;
 	}
 	return 1;
@@ -256,13 +289,18 @@ struct {
 	__type(value, struct idx_rebind_val);
 } idx_rebinds SEC(".maps");
 
-/* The entry of indexed socket @cookie, if it still is that socket's. */
-static __always_inline struct idx_entry *idx_entry_of(__u64 cookie)
+/*
+ * The entry of indexed socket @cookie, if it still is that socket's; its
+ * hint in @vp.
+ */
+static __always_inline struct idx_entry *
+idx_entry_of(__u64 cookie, struct idx_sock_val **vp)
 {
 	struct idx_sock_val *v = bpf_map_lookup_elem(&idx_socks, &cookie);
 	struct idx_slot_key key = {};
 	struct idx_entry *e;
 
+	*vp = v;
 	if (!v)
 		return NULL;
 	key.addr = v->addr;
@@ -279,7 +317,8 @@ int BPF_KPROBE(idx_rebind, struct sock *sk)
 		.cookie = BPF_CORE_READ(sk, __sk_common.skc_cookie.counter),
 	};
 	__u64 id = bpf_get_current_pid_tgid();
-	struct idx_entry *e = r.cookie ? idx_entry_of(r.cookie) : NULL;
+	struct idx_sock_val *v;
+	struct idx_entry *e = r.cookie ? idx_entry_of(r.cookie, &v) : NULL;
 
 	if (!e)
 		return 0;
@@ -298,15 +337,18 @@ int BPF_KRETPROBE(idx_rebound)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct idx_rebind_val *r = bpf_map_lookup_elem(&idx_rebinds, &id);
+	struct idx_sock_val *v;
 	struct idx_entry *e;
 	struct sock *sk;
 
 	if (!r)
 		return 0;
 	sk = r->sk;
-	e = idx_entry_of(r->cookie);
-	if (e)
+	e = idx_entry_of(r->cookie, &v);
+	if (e && v) {
 		e->dev = BPF_CORE_READ(sk, __sk_common.skc_bound_dev_if);
+		idx_reserial(e, v);
+	}
 	bpf_map_delete_elem(&idx_rebinds, &id);
 	idx_count(rebinding, -1);
 	return 0;
@@ -349,7 +391,7 @@ int BPF_KPROBE(idx_udp, struct sock *sk)
 	idx_insert_sock(&skc, skc.skc_family, IPPROTO_UDP,
 			skc.skc_cookie.counter,
 			BPF_CORE_READ(sk, __sk_common.skc_net.net, net_cookie),
-			false);
+			NULL);
 	return 0;
 }
 
@@ -389,7 +431,7 @@ static __always_inline void seed_netns(struct net *net, int proto)
 					   state != TCP_ESTABLISHED)
 			continue;
 		idx_insert_sock(skc, sk_family(skc), proto,
-				skc->skc_cookie.counter, net->net_cookie, true);
+				skc->skc_cookie.counter, net->net_cookie, skc);
 		idx_count(seeded, 1);
 	}
 	/* A walk cut short (-ENOMEM, -EINTR) may have left sockets out. */

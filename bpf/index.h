@@ -23,11 +23,14 @@
  * drops its address's live count, so a close, a lazy prune and a
  * reconnect racing over one socket drop it once.  An exchange through a
  * stale pointer fails even when the element now holds a newer entry of
- * the same socket.  A request socket's entry holds its cookie with IDX_REQ set:
- * its child socket inherits the cookie, and has an entry of its own
- * that the request socket's free must not drop.  A reap of one address scans its window: at most IDX_RING slots,
- * the sockets that address had since it last had none, not the host's
- * other sockets.  What a lost race leaves (a duplicate entry, a hint to a
+ * the same socket.  A hook that finds its socket's entry current (a
+ * reconnect to the same tuple, a rebind) gives it a new serial, so that
+ * a prune decided on a lookup before it fails.  A request socket's entry
+ * holds its cookie with IDX_REQ set: its child socket inherits the
+ * cookie, and has an entry of its own that the request socket's free must
+ * not drop.  A reap of one address scans its window: at most IDX_RING
+ * slots, the sockets that address had since it last had none, not the
+ * host's other sockets.  What a lost race leaves (a duplicate entry, a hint to a
  * dropped slot) is found by that scan and dropped, never reported twice.
  */
 #ifndef NETNS_REAP_INDEX_H
@@ -62,9 +65,9 @@ struct idx_entry {
 	__u64	cookie;			/* socket cookie (| IDX_REQ) */
 	__u64	serial;			/* its owner's token; 0: dropped */
 	__u8	laddr[16];
-	__u32	dev;			/* bound device (SO_BINDTODEVICE, VRF,
-					 * IPv6 link-local), or IDX_DEV_SET */
-	__u32	pad0;
+	__u64	dev;			/* bound device (SO_BINDTODEVICE, VRF,
+					 * IPv6 link-local), or IDX_DEV_SET;
+					 * 64 bits to exchange */
 	__u16	lport;
 	__u16	rport;
 	__u8	proto;			/* IPPROTO_TCP or IPPROTO_UDP */
@@ -282,7 +285,8 @@ static __always_inline bool idx_owns(const struct idx_slot_key *key,
 	hinted.addr = v->addr;
 	hinted.slot = v->slot;
 	h = bpf_map_lookup_elem(&idx_slots, &hinted);
-	if (h && h->serial == v->serial &&
+	/* The same slot is this entry, given a new serial since it was read. */
+	if (h && h->serial == v->serial && hinted.slot != key->slot &&
 	    idx_same_tuple(&hinted.addr, h, &key->addr, e))
 		return false;
 	bpf_map_update_elem(&idx_socks, &cookie, &val, BPF_ANY);

@@ -32,6 +32,8 @@
 #include "sock.h"
 #include "index.h"
 
+#define ENOENT 2
+
 char LICENSE[] SEC("license") = "GPL";
 
 /* Filter, set by the tool before load. */
@@ -294,13 +296,28 @@ static __always_inline void unreachable(const struct idx_entry *e)
 		counts.index_unreachable++;
 }
 
-static __always_inline void reap_entry(const struct idx_slot_key *key)
+/*
+ * Whether the socket of @cookie has an entry of its own in the window of
+ * @win slots from @base that this reap scans.
+ */
+static __always_inline bool in_window(__u64 cookie, __u64 base, __u64 win)
+{
+	struct idx_sock_val *v = bpf_map_lookup_elem(&idx_socks, &cookie);
+
+	return v && (win >= IDX_RING ||
+		     ((v->slot - base) & (IDX_RING - 1)) < win);
+}
+
+static __always_inline void reap_entry(const struct idx_slot_key *key,
+				       __u64 base, __u64 win)
 {
 	struct bpf_sock_lookup_opts opts = {};
 	struct bpf_sock_tuple t = {};
 	struct sock_common *skc;
+	struct idx_sock_val *hint;
 	struct idx_entry e, *ep;
-	bool shadowed;
+	__u64 cookie;
+	bool unsettled;
 	static const __u8 mapped[12] = { [10] = 0xff, [11] = 0xff };
 	__u32 sz;
 
@@ -332,8 +349,9 @@ static __always_inline void reap_entry(const struct idx_slot_key *key)
 	opts.l4proto = e.proto;
 	opts.ifindex = e.dev;
 	skc = bpf_sock_lookup_netns(e.netns, &t, sz, &opts, sizeof(opts));
+	cookie = skc ? skc->skc_cookie.counter : 0;
 	/* A request socket's child inherits its cookie: tell them apart. */
-	if (skc && skc->skc_cookie.counter == (e.cookie & ~IDX_REQ) &&
+	if (skc && cookie == (e.cookie & ~IDX_REQ) &&
 	    !(e.cookie & IDX_REQ) == (skc->skc_state != TCP_NEW_SYN_RECV)) {
 		if (idx_owns(key, &e))
 			reap_one(skc, e.proto, NULL, true);
@@ -343,14 +361,33 @@ static __always_inline void reap_entry(const struct idx_slot_key *key)
 		return;
 	}
 	/*
-	 * Not pruned: a socket bound to no device that took the tuple of one
-	 * bound to e.dev, which the lookup may return first (the recorded
-	 * one may be there still); and an entry a rebind changed meanwhile.
+	 * A request socket that became this child: the child is reaped
+	 * through its own entry if this reap scans it, else here; the
+	 * request's entry goes when it is freed.
 	 */
-	shadowed = skc && e.dev && skc->skc_bound_dev_if != e.dev;
+	if (skc && cookie == (e.cookie & ~IDX_REQ)) {
+		if (!in_window(cookie, base, win))
+			reap_one(skc, e.proto, NULL, true);
+		bpf_sock_release(skc);
+		return;
+	}
+	/*
+	 * Not pruned, but unsettled: a socket bound to no device that took
+	 * the tuple of one bound to e.dev, or a UDP socket connected to the
+	 * same tuple as the one recorded, which its hint says is open still:
+	 * the lookup returns the newer first.  An entry a rebind or a
+	 * reconnect changed meanwhile, and a lookup that failed for another
+	 * reason than no socket, too.
+	 */
+	hint = bpf_map_lookup_elem(&idx_socks, &e.cookie);
+	unsettled = skc ? (e.dev && skc->skc_bound_dev_if != e.dev) ||
+			  (e.proto == IPPROTO_UDP && hint &&
+			   hint->serial == e.serial) :
+			  opts.error != -ENOENT;
 	if (skc)
 		bpf_sock_release(skc);
-	if (shadowed || ep->dev != e.dev) {
+	if (unsettled || ep->dev != e.dev ||
+	    (ep->serial && ep->serial != e.serial)) {
 		unreachable(&e);
 		return;
 	}
@@ -401,7 +438,7 @@ int reap_index(void *ctx)
 		bpf_for(pos, (int)idx_base(word),
 			(int)(idx_base(word) + idx_window(word))) {
 			key.slot = pos & (IDX_RING - 1);
-			reap_entry(&key);
+			reap_entry(&key, idx_base(word), idx_window(word));
 		}
 	}
 	return 0;
