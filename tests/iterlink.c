@@ -9,6 +9,7 @@
  *                    [--until PATH [--phase PATH]]
  *   iterlink netns [--dump] [--bufsize N] [--fail-nth N]
  *                  [--until PATH [--phase PATH]]
+ *   iterlink index N [--netns PATH] [--fail-each MAX]
  *
  * Prints "link netns_cookie=N flags=N" and the link's fdinfo lines from
  * the parameter (tcp and udp), reads the walk --bufsize bytes at a time
@@ -38,6 +39,19 @@
  * should_fail() of failslab and fail_page_alloc, as their debugfs settings
  * allow), and prints "fault injected" or "fault not reached" last.  The
  * link's fdinfo is then left out.
+ *
+ * index N: the targeted design.  With the running index's pinned maps
+ * (netns-reap index start) opened and reap_index loaded once, in the
+ * namespace of --netns PATH (the mount namespace stays, and with it
+ * bpffs), rounds: N TCP and N UDP clients connect to 127.0.0.7, which the
+ * index records; one BPF_PROG_RUN of reap_index kills every socket of
+ * that address; each client is asked whether it was aborted (recv()
+ * fails with ECONNABORTED); all are closed.  One round without faults,
+ * or with --fail-each MAX one per fault point, the Nth failing in round
+ * N, until a round passes them all.  A line per round:
+ *   fault N none|injected|not-reached: killed destroyed=D failed=F
+ *	aborted=A of=2N
+ * or "...: error run ERRNO-NAME".
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -48,6 +62,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <linux/bpf.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -178,6 +195,174 @@ out:
 	return ret;
 }
 
+#define STALE "127.0.0.7"
+#define MAX_CLIENTS 64
+
+/* The sockets of one round of index: clients first, and what they need. */
+struct stale {
+	int fd[4 * MAX_CLIENTS + 2];
+	int n;
+};
+
+/*
+ * A server of @type on STALE and @n clients of it, into @w: 0, or -1 with
+ * errno set.
+ */
+static int stale_clients(struct stale *w, int type, int n)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t len = sizeof(sa);
+	int srv, i, fd;
+
+	inet_pton(AF_INET, STALE, &sa.sin_addr);
+	srv = socket(AF_INET, type | SOCK_CLOEXEC, 0);
+	if (srv < 0)
+		return -1;
+	w->fd[4 * MAX_CLIENTS + (type == SOCK_DGRAM)] = srv;
+	if (bind(srv, (void *)&sa, len) ||
+	    (type == SOCK_STREAM && listen(srv, n)) ||
+	    getsockname(srv, (void *)&sa, &len))
+		return -1;
+	for (i = 0; i < n; i++) {
+		fd = socket(AF_INET, type | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return -1;
+		w->fd[w->n++] = fd;
+		if (connect(fd, (void *)&sa, len))
+			return -1;
+	}
+	for (i = 0; type == SOCK_STREAM && i < n; i++) {
+		fd = accept4(srv, NULL, NULL, SOCK_CLOEXEC);
+		if (fd < 0)
+			return -1;
+		w->fd[2 * MAX_CLIENTS + i] = fd;
+	}
+	return 0;
+}
+
+static void stale_close(struct stale *w)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(w->fd) / sizeof(w->fd[0]); i++)
+		if (w->fd[i] >= 0)
+			close(w->fd[i]);
+}
+
+/*
+ * One round: @n TCP and @n UDP clients of STALE, then one run of
+ * reap_index with fault point @nth armed (0: none), then the clients
+ * asked; one line.  Returns 1 once @nth is past the run's fault points,
+ * -1 if the round could not be set up.
+ */
+static int index_round(struct reap_bpf *skel, int n, int nth)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+	struct stale w = { .n = 0 };
+	const struct reap_counts *c = &skel->bss->counts;
+	bool injected = false;
+	int nth_fd = -1, aborted = 0, ret = 0, err, i;
+	char buf[16];
+
+	memset(w.fd, -1, sizeof(w.fd));
+	memset(&skel->bss->counts, 0, sizeof(skel->bss->counts));
+	if (stale_clients(&w, SOCK_STREAM, n) || stale_clients(&w, SOCK_DGRAM, n)) {
+		ret = -fail("clients", errno);
+		goto out;
+	}
+	if (nth) {
+		nth_fd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
+		snprintf(buf, sizeof(buf), "%d", nth);
+		if (nth_fd < 0 || write(nth_fd, buf, strlen(buf)) < 0) {
+			ret = -fail("fail-nth", errno);
+			goto out;
+		}
+	}
+	err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.reap_index), &opts) ?
+	      errno : 0;
+	if (nth_fd >= 0)
+		injected = fault_injected(nth_fd);
+	printf("fault %d %s: ", nth, !nth ? "none" : injected ? "injected" : "not-reached");
+	if (err) {
+		fail("run", err);
+	} else {
+		for (i = 0; i < w.n; i++)
+			aborted += recv(w.fd[i], buf, 1, MSG_DONTWAIT) < 0 &&
+				   errno == ECONNABORTED;
+		printf("killed destroyed=%llu failed=%llu aborted=%d of=%d\n",
+		       (unsigned long long)c->destroyed,
+		       (unsigned long long)c->failed, aborted, w.n);
+	}
+	ret = nth && !injected;
+out:
+	if (nth_fd >= 0)
+		close(nth_fd);
+	stale_close(&w);
+	fflush(stdout);
+	return ret;
+}
+
+static int index_main(int n, const char *netns, int fail_each)
+{
+	struct reap_addr_filter dst = { .plen = 128 };
+	struct reap_bpf *skel;
+	int ret = 1, i, nth;
+	char why[512];
+
+	if (n < 1 || n > MAX_CLIENTS || fail_each < 0) {
+		fprintf(stderr, "iterlink: index takes 1 to %d clients\n", MAX_CLIENTS);
+		return 2;
+	}
+	skel = reap_bpf__open();
+	if (!skel)
+		return fail("open", errno);
+	bpf_program__set_autoload(skel->progs.reap_chained, false);
+	bpf_program__set_autoload(skel->progs.reap_tcp, false);
+	bpf_program__set_autoload(skel->progs.reap_udp, false);
+	skel->rodata->cfg_kill = true;
+	skel->rodata->cfg_n_dst = 1;
+	if (reap_index_reuse_maps(skel->obj, why, sizeof(why))) {
+		fprintf(stderr, "iterlink: %s\n", why);
+		ret = fail("index", ENOENT);
+		goto out;
+	}
+	if (reap_bpf__load(skel)) {
+		ret = fail("load", errno);
+		goto out;
+	}
+	if (netns) {
+		i = open(netns, O_RDONLY | O_CLOEXEC);
+		if (i < 0 || setns(i, CLONE_NEWNET)) {
+			ret = fail("setns", errno);
+			goto out;
+		}
+		close(i);
+	}
+	dst.addr[10] = dst.addr[11] = 0xff;
+	inet_pton(AF_INET, STALE, dst.addr + 12);
+	i = 0;
+	if (bpf_map_update_elem(bpf_map__fd(skel->maps.dsts), &i, &dst, BPF_ANY)) {
+		ret = fail("dst", errno);
+		goto out;
+	}
+	/* A page fault of the tool's own must not meet the fault meant for the run. */
+	if (fail_each && mlockall(MCL_CURRENT | MCL_FUTURE)) {
+		ret = fail("mlockall", errno);
+		goto out;
+	}
+	for (nth = fail_each ? 1 : 0; nth <= fail_each; nth++) {
+		i = index_round(skel, n, nth);
+		if (i)
+			break;
+	}
+	ret = i < 0;
+	if (!i && fail_each)
+		printf("more than %d fault points\n", fail_each);
+out:
+	reap_bpf__destroy(skel);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	union bpf_iter_link_info linfo = {};
@@ -193,9 +378,27 @@ int main(int argc, char **argv)
 	bool chained, dump = false;
 	size_t bufsize = 256;
 
+	if (argc >= 3 && !strcmp(argv[1], "index")) {
+		const char *netns = NULL;
+		int fail_each = 0;
+
+		for (i = 3; i + 1 < argc; i += 2) {
+			if (!strcmp(argv[i], "--netns"))
+				netns = argv[i + 1];
+			else if (!strcmp(argv[i], "--fail-each"))
+				fail_each = atoi(argv[i + 1]);
+			else
+				break;
+		}
+		if (i != argc) {
+			fprintf(stderr, "iterlink: index N [--netns PATH] [--fail-each MAX]\n");
+			return 2;
+		}
+		return index_main(atoi(argv[2]), netns, fail_each);
+	}
 	if (argc < 2 || (strcmp(argv[1], "tcp") && strcmp(argv[1], "udp") &&
 			 strcmp(argv[1], "netns"))) {
-		fprintf(stderr, "usage: iterlink tcp|udp|netns [--fd PATH]... [--setns PATH]... [--cookie N] [--all] [--flags N] [--dump] [--bufsize N] [--fail-nth N] [--until PATH [--phase PATH]]\n");
+		fprintf(stderr, "usage: iterlink tcp|udp|netns [--fd PATH]... [--setns PATH]... [--cookie N] [--all] [--flags N] [--dump] [--bufsize N] [--fail-nth N] [--until PATH [--phase PATH]] | iterlink index N [--netns PATH] [--fail-each MAX]\n");
 		return 2;
 	}
 	chained = !strcmp(argv[1], "netns");

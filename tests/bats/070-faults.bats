@@ -4,7 +4,8 @@
 # in turn (iterlink --fail-nth, /proc/thread-self/fail-nth, with failslab
 # and fail_page_alloc taking GFP_KERNEL allocations too).  Each failure
 # must reach the caller as an error, or leave the walk complete: never a
-# walk cut short in silence.
+# walk cut short in silence.  The same for the index's lookup and destroy
+# of the sockets of one address (iterlink index).
 # The namespace holds 40 TCP listeners and 40 UDP sockets in one bucket
 # each, more than a first batch holds, so that batches grow.  After the
 # faults, a walk without them is complete; tests/vm/run fails the boot on
@@ -35,6 +36,7 @@ setup_file() {
 teardown_file() {
 	kill "$(cat "$W/pid")" 2>/dev/null || true
 	ip netns del fi-1 2>/dev/null || true
+	"$REAP" index stop >/dev/null 2>&1 || true
 	local f
 	for f in failslab fail_page_alloc; do
 		echo Y > "/sys/kernel/debug/$f/ignore-gfp-wait"
@@ -101,4 +103,39 @@ fail_each() {
 
 @test "the chained walk: every allocation failure is an error or harmless" {
 	fail_each chained netns
+}
+
+@test "the index's lookup and destroy: every allocation failure is an error or a complete kill" {
+	local out line n d f a of errors=0 whole=0
+	"$REAP" index start >/dev/null
+	# One load for every fault point: a round each (iterlink index).
+	out=$("$ITERLINK" index 4 --netns /run/netns/fi-1 --fail-each "$MAX_POINTS") ||
+		fail "iterlink: $out"
+	while read -r line; do
+		case "$line" in
+		"fault "*" not-reached: killed destroyed=8 failed=0 aborted=8 of=8")
+			n=$(cut -d' ' -f2 <<< "$line")
+			echo "# index: $((n - 1)) fault points, $errors failed with an error, $whole stayed whole" >&3
+			"$REAP" index stop >/dev/null
+			return 0
+			;;
+		"fault "*" injected: error "*)
+			errors=$((errors + 1))
+			continue
+			;;
+		"fault "*" injected: killed "*) ;;
+		*) fail "index: $line" ;;
+		esac
+		read -r d f a of < <(sed 's/.*destroyed=\([0-9]*\) failed=\([0-9]*\) aborted=\([0-9]*\) of=\([0-9]*\)$/\1 \2 \3 \4/' <<< "$line")
+		# What the kill reported destroyed was aborted, whatever else.
+		[ "$a" -ge "$d" ] || fail "index: a destroy without effect: $line"
+		if [ "$f" -gt 0 ]; then
+			errors=$((errors + 1))
+		elif [ "$a" = "$of" ] && [ "$d" = "$of" ]; then
+			whole=$((whole + 1))
+		else
+			fail "index: sockets left alive without an error: $line"
+		fi
+	done <<< "$out"
+	fail "index: no round passed every fault point: $out"
 }
