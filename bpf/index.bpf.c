@@ -27,6 +27,9 @@
  *                  a UDP socket its cookie first, which a kprobe cannot
  *   idx_release    cgroup/sock_release on the root cgroup: a UDP socket is
  *                  dropped when closed
+ *   idx_udp_disconnect kprobe of __udp_disconnect(): and when disconnected
+ *                  (connect(AF_UNSPEC), or aborted), so that an entry
+ *                  whose hint is there is of a connected socket
  *   idx_seed       iter.s/netns with the chained walk, run once after the
  *                  others are attached: every connected socket that existed
  *                  before is recorded, so nothing is missed; run again by
@@ -35,9 +38,10 @@
  * Entries are keyed by socket cookie, so a reconnected UDP socket moves to
  * its new tuple and a reused tuple is another entry.  What no hook sees
  * is pruned lazily, by reap_index (reap.bpf.c), when a lookup finds no
- * socket or one with another cookie: a UDP socket disconnected, a socket
- * closed while the seed walked it, an event a tracing program missed
- * because another ran on its CPU (counted by the kernel per program).
+ * socket or one with another cookie: a socket closed while the seed
+ * walked it, a UDP socket of the kernel's own closed (no release hook),
+ * an event a tracing program missed because another ran on its CPU
+ * (counted by the kernel per program).
  * Not indexed: a socket that finds a map full or loses IDX_TRIES
  * exchanges (idx_stats.missed), and a connection made with a SYN cookie
  * before it is accepted (no request socket exists; its child is indexed).
@@ -92,9 +96,9 @@ static __always_inline bool idx_addr_get(const struct idx_addr *a, __u64 *pos)
  * Entry @e, which hint @v names, was found current by a hook that holds
  * its socket's lock (a reconnect to the same tuple, a rebind): a new
  * serial makes a reap that looked it up before, in the gap, fail to
- * prune it.
+ * prune it.  False if a prune took it first.
  */
-static __always_inline void idx_reserial(struct idx_entry *e,
+static __always_inline bool idx_reserial(struct idx_entry *e,
 					 struct idx_sock_val *v)
 {
 	__u32 zero = 0;
@@ -102,10 +106,12 @@ static __always_inline void idx_reserial(struct idx_entry *e,
 	__u64 old = v->serial, new;
 
 	if (!st)
-		return;
+		return false;
 	new = __sync_fetch_and_add(&st->serial, 1) + 1;
-	if (__sync_val_compare_and_swap(&e->serial, old, new) == old)
-		v->serial = new;
+	if (__sync_val_compare_and_swap(&e->serial, old, new) != old)
+		return false;
+	v->serial = new;
+	return true;
 }
 
 /*
@@ -146,8 +152,10 @@ static __always_inline void idx_insert(const struct idx_addr *raddr,
 			if (idx_same_tuple(&sk.addr, cur, raddr, e)) {
 				if (!seed) {
 					cur->dev = e->dev;
-					idx_reserial(cur, v);
-					return;
+					if (idx_reserial(cur, v))
+						return;
+					/* Pruned meanwhile: recorded anew. */
+					goto insert;
 				}
 				dev = *(volatile __u64 *)&cur->dev;
 				st = bpf_map_lookup_elem(&idx_stats, &zero);
@@ -161,6 +169,7 @@ static __always_inline void idx_insert(const struct idx_addr *raddr,
 		if (!keep)
 			idx_slot_drop(&sk, v->serial);	/* reconnected elsewhere */
 	}
+insert:
 	st = bpf_map_lookup_elem(&idx_stats, &zero);
 	if (!st)
 		return;
@@ -345,9 +354,13 @@ int BPF_KRETPROBE(idx_rebound)
 		return 0;
 	sk = r->sk;
 	e = idx_entry_of(r->cookie, &v);
-	if (e && v) {
+	/* Pruned since the kprobe marked it: a miss, which a resync covers. */
+	if (!e || !v) {
+		idx_count(missed, 1);
+	} else {
 		e->dev = BPF_CORE_READ(sk, __sk_common.skc_bound_dev_if);
-		idx_reserial(e, v);
+		if (!idx_reserial(e, v))
+			idx_count(missed, 1);
 	}
 	bpf_map_delete_elem(&idx_rebinds, &id);
 	idx_count(rebinding, -1);
@@ -392,6 +405,14 @@ int BPF_KPROBE(idx_udp, struct sock *sk)
 			skc.skc_cookie.counter,
 			BPF_CORE_READ(sk, __sk_common.skc_net.net, net_cookie),
 			NULL);
+	return 0;
+}
+
+SEC("kprobe/__udp_disconnect")
+int BPF_KPROBE(idx_udp_disconnect, struct sock *sk)
+{
+	if (BPF_CORE_READ(sk, sk_protocol) == IPPROTO_UDP)
+		idx_remove(BPF_CORE_READ(sk, __sk_common.skc_cookie.counter));
 	return 0;
 }
 

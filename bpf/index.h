@@ -280,13 +280,15 @@ static __always_inline bool idx_owns(const struct idx_slot_key *key,
 			bpf_map_delete_elem(&idx_socks, &cookie);
 		return true;
 	}
-	if (v->serial == e->serial)
+	/* The same slot: this entry, given a new serial since it was read. */
+	if (v->serial == e->serial ||
+	    (v->slot == key->slot &&
+	     !__builtin_memcmp(v->addr.addr, key->addr.addr, 16)))
 		return true;
 	hinted.addr = v->addr;
 	hinted.slot = v->slot;
 	h = bpf_map_lookup_elem(&idx_slots, &hinted);
-	/* The same slot is this entry, given a new serial since it was read. */
-	if (h && h->serial == v->serial && hinted.slot != key->slot &&
+	if (h && h->serial == v->serial &&
 	    idx_same_tuple(&hinted.addr, h, &key->addr, e))
 		return false;
 	bpf_map_update_elem(&idx_socks, &cookie, &val, BPF_ANY);

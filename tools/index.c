@@ -44,7 +44,7 @@
 static const char *const link_pins[] = {
 	"link_sockops", "link_cookie4", "link_cookie6", "link_udp",
 	"link_release", "link_tcp_close", "link_reqsk_free", "link_rebind",
-	"link_rebound",
+	"link_rebound", "link_udp_disconnect",
 };
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -398,10 +398,11 @@ static int index_stop(void)
 
 /*
  * Whether the UDP kprobe sees a connect of @family on this kernel, and
- * with @rebind whether the rebind kprobes see that socket bound to lo: a
- * compiler may inline udp_lib_hash4() or sock_bindtoindex_locked() into
- * a caller, where no kprobe fires.  -1 if no connect could be made here
- * to tell.
+ * with @rebind whether the rebind kprobes see that socket bound to lo and
+ * the disconnect kprobe its disconnect: a compiler may inline
+ * udp_lib_hash4(), sock_bindtoindex_locked() or __udp_disconnect() into a
+ * caller, where no kprobe fires.  -1 if no connect could be made here to
+ * tell.
  */
 static int hooks_fire(struct index_bpf *skel, int family, bool rebind)
 {
@@ -438,6 +439,10 @@ static int hooks_fire(struct index_bpf *skel, int family, bool rebind)
 		found = !setsockopt(fd, SOL_SOCKET, SO_BINDTOIFINDEX, &lo, sizeof(lo)) &&
 			!bpf_map_lookup_elem(bpf_map__fd(skel->maps.idx_slots), &key, &e) &&
 			e.dev == (__u32)lo;
+		/* And that a disconnect drops it. */
+		ss.ss_family = AF_UNSPEC;
+		found = found && !connect(fd, (void *)&ss, sizeof(ss)) &&
+			bpf_map_lookup_elem(bpf_map__fd(skel->maps.idx_socks), &cookie, &v);
 	}
 	close(fd);
 	return found;
@@ -480,6 +485,7 @@ static int index_attach(struct index_bpf *skel, int cg_fd, const char *tmp)
 	/* The return's probe first, so that no entry is left marked. */
 	links[8] = bpf_program__attach(skel->progs.idx_rebound);
 	links[7] = bpf_program__attach(skel->progs.idx_rebind);
+	links[9] = bpf_program__attach(skel->progs.idx_udp_disconnect);
 	for (i = 0; i < ARRAY_SIZE(links); i++) {
 		if (!links[i]) {
 			err = -errno;
@@ -495,7 +501,7 @@ static int index_attach(struct index_bpf *skel, int cg_fd, const char *tmp)
 	}
 	if (!hooks_fire(skel, AF_INET, true)) {
 		err = -ENOTSUP;
-		p_err("the index's kprobes on sock_bindtoindex_locked() did not see a socket bound to lo: this kernel inlines it somewhere, so the index would lose sockets bound to a device once indexed");
+		p_err("the index's kprobes on sock_bindtoindex_locked() and __udp_disconnect() did not see a UDP socket on loopback bound to lo, then disconnected: this kernel inlines one of them somewhere, so the index would lose sockets bound to a device once indexed, or keep disconnected ones");
 		goto out;
 	}
 	/* The hooks run already: the seed misses nothing between. */

@@ -509,7 +509,7 @@ int do_sockets(bool kill)
 		r_err("the index missed %lld sockets since it started (see 'netns-reap index status'): the results may be incomplete; --mode chained sees every socket, and 'netns-reap index stop' then 'start' rebuilds the index",
 		      missed);
 	if (c->index_unreachable)
-		r_err("%llu indexed sockets could not be settled (being bound to a device, or sharing their tuple with a socket bound to none): the results may be incomplete; --mode chained sees them",
+		r_err("%llu indexed sockets could not be settled (being bound to a device or reconnected as the run read them, or sharing their tuple with a newer socket): the results may be incomplete; --mode chained sees them",
 		      (unsigned long long)c->index_unreachable);
 	recs = collect(w.skel, &n, &maplen);
 	if (!recs)
