@@ -308,8 +308,12 @@ static __always_inline bool in_window(__u64 cookie, __u64 base, __u64 win)
 		     ((v->slot - base) & (IDX_RING - 1)) < win);
 }
 
-static __always_inline void reap_entry(const struct idx_slot_key *key,
-				       __u64 base, __u64 win)
+/*
+ * A global function: the verifier checks it once, not at every step of
+ * reap_index's two loops.
+ */
+__noinline int reap_entry(const struct idx_slot_key *key, __u64 base,
+			  __u64 win)
 {
 	struct bpf_sock_lookup_opts opts = {};
 	struct bpf_sock_tuple t = {};
@@ -321,16 +325,18 @@ static __always_inline void reap_entry(const struct idx_slot_key *key,
 	static const __u8 mapped[12] = { [10] = 0xff, [11] = 0xff };
 	__u32 sz;
 
+	if (!key)
+		return 0;
 	ep = bpf_map_lookup_elem(&idx_slots, key);
 	if (!ep)
-		return;
+		return 0;
 	e = *ep;
 	if (!e.serial || !(cfg_protos & (e.proto == IPPROTO_TCP ? 1 : 2)))
-		return;
+		return 0;
 	counts.index_entries++;
 	if (e.dev == IDX_DEV_SET) {
 		unreachable(&e);
-		return;
+		return 0;
 	}
 	if (!__builtin_memcmp(e.laddr, mapped, 12) &&
 	    !__builtin_memcmp(key->addr.addr, mapped, 12)) {
@@ -358,7 +364,7 @@ static __always_inline void reap_entry(const struct idx_slot_key *key,
 		else
 			idx_slot_drop(key, e.serial);	/* a duplicate */
 		bpf_sock_release(skc);
-		return;
+		return 0;
 	}
 	/*
 	 * A request socket that became this child: the child is reaped
@@ -369,7 +375,7 @@ static __always_inline void reap_entry(const struct idx_slot_key *key,
 		if (!in_window(cookie, base, win))
 			reap_one(skc, e.proto, NULL, true);
 		bpf_sock_release(skc);
-		return;
+		return 0;
 	}
 	/*
 	 * Not pruned, but unsettled: a socket bound to no device that took
@@ -389,10 +395,11 @@ static __always_inline void reap_entry(const struct idx_slot_key *key,
 	if (unsettled || ep->dev != e.dev ||
 	    (ep->serial && ep->serial != e.serial)) {
 		unreachable(&e);
-		return;
+		return 0;
 	}
 	if (idx_prune(key, &e))
 		counts.index_pruned++;
+	return 0;
 }
 
 /* Whether dst word @i repeats the address of one before it. */
