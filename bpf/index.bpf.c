@@ -355,7 +355,7 @@ int BPF_KRETPROBE(idx_rebound)
 	sk = r->sk;
 	e = idx_entry_of(r->cookie, &v);
 	/* Pruned since the kprobe marked it: a miss, which a resync covers. */
-	if (!e || !v) {
+	if (!e) {
 		idx_count(missed, 1);
 	} else {
 		e->dev = BPF_CORE_READ(sk, __sk_common.skc_bound_dev_if);

@@ -89,6 +89,24 @@ static int fail(const char *stage, int e)
 }
 
 /*
+ * Arm fault point @nth for this thread: the fd to read it back through
+ * fault_injected(), or -1 with errno set.
+ */
+static int arm_fault(const char *nth)
+{
+	int fd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
+
+	if (fd >= 0 && write(fd, nth, strlen(nth)) < 0) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+/*
  * Whether the fault armed through @fd was injected (the count reads back
  * 0); disarms it either way.
  */
@@ -270,13 +288,10 @@ static int index_round(struct reap_bpf *skel, int n, int nth)
 		ret = -fail("clients", errno);
 		goto out;
 	}
-	if (nth) {
-		nth_fd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
-		snprintf(buf, sizeof(buf), "%d", nth);
-		if (nth_fd < 0 || write(nth_fd, buf, strlen(buf)) < 0) {
-			ret = -fail("fail-nth", errno);
-			goto out;
-		}
+	snprintf(buf, sizeof(buf), "%d", nth);
+	if (nth && (nth_fd = arm_fault(buf)) < 0) {
+		ret = -fail("fail-nth", errno);
+		goto out;
 	}
 	err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.reap_index), &opts) ?
 	      errno : 0;
@@ -508,8 +523,8 @@ int main(int argc, char **argv)
 			ret = fail("mlockall", errno);
 			goto out;
 		}
-		nth_fd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
-		if (nth_fd < 0 || write(nth_fd, fail_nth, strlen(fail_nth)) < 0) {
+		nth_fd = arm_fault(fail_nth);
+		if (nth_fd < 0) {
 			ret = fail("fail-nth", errno);
 			goto out;
 		}
