@@ -335,7 +335,7 @@ SCALE_N ?= 100,1000,10000,100000,1000000
 SCALE_MEM ?= 12G
 SCALE_REPS ?= 7
 CONNECT_K ?= 2000
-CONNECT_REPS ?= 8
+CONNECT_REPS ?= 15
 bench-scale: all
 	@$(MAKE) --no-print-directory bench-kernel
 	@rm -rf $(RESULTS) && mkdir -p $(RESULTS)
