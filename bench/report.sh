@@ -564,6 +564,27 @@ fixed_section() {
 	echo
 }
 
+# scale_tables FILE: the shared tables the --scale guest booted with, from
+# the sysctls guest_info recorded; the sizes of a host of 128 GB or more
+# when they are the kernel's caps (alloc_large_system_hash() gives the TCP
+# established hash a slot per 128 KB up to 2^19, UDP's one per 2 MB up to
+# 2^16).
+scale_tables() {
+	local t u
+	t=$(sed -n 's/^net\.ipv4\.tcp_ehash_entries = //p' "$1")
+	u=$(sed -n 's/^net\.ipv4\.udp_hash_entries = //p' "$1")
+	[ -n "$t" ] && [ -n "$u" ] || return 0
+	printf 'The shared tables had %s TCP established and %s UDP slots' "$t" "$u"
+	if [ "$t" = 524288 ] && [ "$u" = 65536 ]; then
+		printf ', the sizes a host of 128 GB or more boots with (the guest booted with\n`thash_entries` and `uhash_entries` set to them; its own memory would give\n%s)' "$(awk '/^MemTotal:/ {
+			for (t = 1; t < $2 / 128; t *= 2); for (u = 1; u < $2 / 2048; u *= 2);
+			printf "%d and %d", t, u }' "$1")"
+		printf '.'
+	else
+		printf '.'
+	fi
+}
+
 # scale_section: the RFC's table (netns-bench --scale, make bench-scale)
 # beside the RFC's own numbers (docs/bench/rfc.csv, quoted from the RFC).
 scale_section() {
@@ -586,7 +607,7 @@ scale_section() {
 	echo "every design. The stale backend has an address of its own (127.0.0.2;"
 	echo "every other client talks to 127.0.0.1), as a load balancer's backends"
 	echo "have. Ours run under $(accel "$gs"), so compare shapes (each time over its"
-	echo "own time at N = 10k) and ratios, not absolute times. The RFC's"
+	echo "own time at N = 10k) and ratios, not absolute times. $(scale_tables "$gs") The RFC's"
 	echo "per-namespace walk is the setns loop. Its sockhash is looked up, not"
 	echo "walked; the design here that is like it is the index (\`netns-reap index"
 	echo "start\`, \`bpf/index.bpf.c\`): hash maps that BPF programs on the connect"
@@ -1013,14 +1034,21 @@ headline() {
 		}' "$f"
 	fi
 	if [ -s "$sc" ]; then
-		# the largest N at which the setns loop ran
-		awk -F, "$HDR"'
+		# the largest N at which the setns loop ran; the shared tables'
+		# sizes from the guest that ran it
+		local gs
+		gs=$(guest_of guest-scale.txt)
+		awk -F, -v tslots="$(sed -n 's/^net\.ipv4\.tcp_ehash_entries = //p' "$gs")" \
+			-v uslots="$(sed -n 's/^net\.ipv4\.udp_hash_entries = //p' "$gs")" "$HDR"'
 		$h["tables"] == "shared" { all[$h["proto"], $h["n"], $h["design"]] = $h["wall_ms_median"]; m = $h["m"]; d = $h["destroyed"]
 			if ($h["design"] == "setns" && $h["n"] + 0 > max[$h["proto"]]) max[$h["proto"]] = $h["n"] + 0 }
 		END {
 			if (!("tcp" in max) || !("udp" in max)) exit
 			for (k in all) { split(k, x, SUBSEP); if (x[2] + 0 == max[x[1]]) w[x[1] SUBSEP x[3]] = all[k] }
-			printf "- The RFC'"'"'s world (%d namespaces on shared tables, %d sockets destroyed):\n", m, d
+			printf "- The RFC'"'"'s world (%d namespaces on shared tables", m
+			if (tslots != "" && uslots != "")
+				printf " of %d TCP and %d UDP slots", tslots, uslots
+			printf ", %d sockets destroyed):\n", d
 			printf "  the setns loop takes %.1fx the time of the whole-host walk at %d TCP sockets\n",
 				w["tcp" SUBSEP "setns"] / w["tcp" SUBSEP "global"], max["tcp"]
 			printf "  and %.1fx at %d UDP sockets; the chained walk %.1fx and %.1fx.\n",
