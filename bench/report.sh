@@ -588,10 +588,12 @@ scale_tables() {
 # scale_section: the RFC's table (netns-bench --scale, make bench-scale)
 # beside the RFC's own numbers (docs/bench/rfc.csv, quoted from the RFC).
 scale_section() {
-	local sc rfc destroyed gs
+	local sc rfc destroyed slots gs
 	sc=$(pick scale.csv) rfc=$(pick rfc.csv)
 	[ -s "$sc" ] || return 0
 	destroyed=$(awk -F, "$HDR"' { print $h["destroyed"]; exit }' "$sc")
+	slots=$(awk -F, "$HDR"' $h["design"] == "index" { v[$h["index_slots"]] = 1 }
+		END { for (x in v) s = s (s == "" ? "" : " or ") x; print s }' "$sc")
 	gs=$(guest_of guest-scale.txt)
 	echo "## The RFC's table, reproduced"
 	echo
@@ -611,21 +613,26 @@ scale_section() {
 	echo "per-namespace walk is the setns loop. Its sockhash is looked up, not"
 	echo "walked; the design here that is like it is the index (\`netns-reap index"
 	echo "start\`, \`bpf/index.bpf.c\`): hash maps that BPF programs on the connect"
-	echo "and close paths keep, keyed by remote address, and one \`SEC(\"syscall\")\`"
-	echo "program run that looks each entry of the stale address up by its tuple in"
-	echo "its namespace and destroys it. Its time follows the window it reads: every"
-	echo "position of that address, all ports and both protocols, since the address"
-	echo "last had no socket (at most 2^20); the stale backend here has 5. A"
+	echo "and close paths keep, keyed by remote address, and one run of a"
+	echo "\`SEC(\"syscall\")\` program (\`reap_index\` in \`bpf/reap.bpf.c\`) that looks"
+	echo "each entry of the stale address up by its tuple in its namespace and"
+	echo "destroys it. The entries it reads are the window of that address: every"
+	echo "position, all ports and both protocols, since the address last had no"
+	echo "socket (at most 2^20); the stale backend here had $slots at every point. A"
 	echo "backend address that shares its window with many sockets (other ports,"
 	echo "churn while one socket stays) costs the index that many lookups. The"
-	echo "index is running for the whole run, so every design's TCP destroys pay its"
-	echo "close hook; UDP entries go at close(), in the untimed rebuild. Only the"
-	echo "index reads it. Its time is one program run: no namespace is walked."
+	echo "index is running for the whole run, so every design's destroys pay its"
+	echo "hooks (TCP: the \`inet_sock_set_state\` tracepoint; UDP: the"
+	echo "\`__udp_disconnect\` kprobe, which \`udp_abort()\` reaches). Only the index"
+	echo "reads it. Its time is one program run: no namespace is walked."
 	echo "diag-tuple is its control: for each socket to destroy, \`setns()\` into its"
 	echo "namespace and one \`SOCK_DESTROY\` naming its tuple, which the driver"
 	echo "already knows: the kernel's own lookup and destroy of the same sockets,"
-	echo "with no BPF, as an agent keeping its index in user space would do;"
-	echo "whatever both grow by with N is not the index's. \"-\" marks the points"
+	echo "with no BPF, as an agent keeping its index in user space would do. Both"
+	echo "grow with N although neither does more lookups or destroys; how much of that is the"
+	echo "lookup and destroy they share, the index's maps (which hold every"
+	echo "connected socket of the host) or what touching memory costs a larger"
+	echo "guest under $(accel "$gs") is not measured here. \"-\" marks the points"
 	echo "where a design did not run: on shared tables above 100k sockets each"
 	echo "per-namespace walk would visit every socket of the host once per"
 	echo "namespace, so only the whole-host walks, the index and its control run"
@@ -653,7 +660,11 @@ scale_section() {
 	function cell(k, d) { return (k SUBSEP d) in w ? sprintf("%s (%s)", ms(w[k SUBSEP d]), ms(q[k SUBSEP d])) : "-" }
 	# diag-tuple at point k over point b, or why not
 	function dt(b, k) { return (b SUBSEP "diag-tuple") in w && (k SUBSEP "diag-tuple") in w ? sprintf("%.2fx", w[k SUBSEP "diag-tuple"] / w[b SUBSEP "diag-tuple"]) : "did not run" }
-	function ratio(k, a, b) { return (k SUBSEP a) in w && w[k SUBSEP b] ? sprintf("%.2fx", w[k SUBSEP a] / w[k SUBSEP b]) : "-" }
+	function ratio(k, a, b,   v) {
+		if (!((k SUBSEP a) in w) || !w[k SUBSEP b]) return "-"
+		v = w[k SUBSEP a] / w[k SUBSEP b]
+		return v < 0.01 ? sprintf("%.2gx", v) : sprintf("%.2fx", v)
+	}
 	END {
 		for (i = 1; i <= ng; i++) {
 			split(groups[i], x, SUBSEP); g = groups[i]
@@ -698,22 +709,23 @@ scale_section() {
 					count(n), r[n] / r[10000], w[k SUBSEP "setns"] / w[b SUBSEP "setns"],
 					w[k SUBSEP "chained"] / w[b SUBSEP "chained"],
 					w[k SUBSEP "global"] / w[b SUBSEP "global"]
-			# the index against the whole-host walk of the same sockets,
-			# from 10k to the largest N: the ratio of medians, and the
-			# slowest trial at N over the fastest at 10k, which holds
-			# the ratio of the true medians with probability at least
-			# 1 - 2 x 2^(1 - trials) (each median lies between its
-			# sample'"'"'s extremes with 1 - 2^(1 - trials))
+			# the index from 10k to the largest N: the ratio of medians,
+			# and the fastest trial at N over the slowest at 10k to the
+			# slowest over the fastest, which holds the ratio of the true
+			# medians with probability at least 1 - 4 x 2^-trials (each
+			# median lies above its sample'"'"'s fastest and below its
+			# slowest, each with 1 - 2^-trials)
 			n = top[g]; k = g SUBSEP n
 			if (n > 10000 && (b SUBSEP "index") in w && (k SUBSEP "index") in w && w[b SUBSEP conn]) {
 				gi = w[k SUBSEP "index"] / w[b SUBSEP "index"]
-				bound = wmax[k SUBSEP "index"] / wmin[b SUBSEP "index"]
-				printf "%s, %s tables: from N = 10k to %s the index'"'"'s kill took %.2fx the time, %.2fx at most (the slowest trial at %s over the fastest at 10k, a bound with %.0f%% confidence): %s. It read %d window positions at 10k and %d at %s: its time follows the sockets the stale address had since it last had none, not N. The whole-host walk of the same sockets (%s) took %.2fx; diag-tuple, the kernel'"'"'s lookup and destroy of the same sockets by tuple without BPF, %s, and the index took %s of its time at 10k and %s at %s.\n\n",
-					toupper(x[2]), x[1], count(n), gi, bound, count(n),
-					100 * (1 - 2 * 2 ^ (1 - reps)),
-					(bound <= 2 ? "within 2x" : (gi > 2 ? "more than 2x" : "within 2x at the median, not beyond the noise")),
-					sl[b SUBSEP "index"], sl[k SUBSEP "index"], count(n),
-					conn, w[k SUBSEP conn] / w[b SUBSEP conn],
+				blo = wmin[k SUBSEP "index"] / wmax[b SUBSEP "index"]
+				bhi = wmax[k SUBSEP "index"] / wmin[b SUBSEP "index"]
+				printf "%s, %s tables: from N = 10k to %s the index'"'"'s kill took %.2fx the time, %.2fx to %.2fx (the fastest trial at %s over the slowest at 10k, and the slowest over the fastest: an interval with %.1f%% confidence): %s. It read %d window positions at 10k and %d at %s: its work did not change while N grew %dx. The whole-host walk of the same sockets took %s; diag-tuple, the kernel'"'"'s lookup and destroy of the same sockets by tuple without BPF, %s, and the index took %s of diag-tuple'"'"'s time at 10k and %s at %s.\n\n",
+					toupper(x[2]), x[1], count(n), gi, blo, bhi, count(n),
+					100 * (1 - 4 * 2 ^ -reps),
+					(bhi <= 2 ? "within 2x" : blo > 2 ? "more than 2x" : blo > 1 ? "it grew, and whether by more than 2x is inside the noise" : "whether it grew at all is inside the noise"),
+					sl[b SUBSEP "index"], sl[k SUBSEP "index"], count(n), n / 10000,
+					(x[2] == "tcp" ? sprintf("%.2fx (global-conn) and %.2fx (global)", w[k SUBSEP conn] / w[b SUBSEP conn], w[k SUBSEP "global"] / w[b SUBSEP "global"]) : sprintf("%.2fx", w[k SUBSEP conn] / w[b SUBSEP conn])),
 					dt(b, k), ratio(b, "index", "diag-tuple"), ratio(k, "index", "diag-tuple"), count(n)
 			}
 		}
@@ -725,7 +737,7 @@ scale_section() {
 			if (n + 0 > nhi) nhi = n + 0
 		}
 		if (hi > 0) {
-			printf "The RFC'"'"'s sockhash bucket took %.1f to %.1f us from %s to %s sockets", lo, hi, count(nlo), count(nhi)
+			printf "The RFC'"'"'s sockhash bucket took between %.1f and %.1f us at every N from %s to %s sockets", lo, hi, count(nlo), count(nhi)
 			if (sh[nhi] <= 1.5 * sh[nlo])
 				printf ": its cost does not grow with N"
 			printf ".\n\n"
@@ -767,13 +779,17 @@ index_section() {
 	echo "95% or more, so that a repetition the host disturbed does not set the"
 	echo "bound. Where the interval holds 1, the difference is not told apart from"
 	echo "the noise. One thread:"
-	echo "what contention on the index's maps costs is not measured. Beside the"
-	echo "connect path, the index runs a program on every close of an inet socket"
-	echo "(\`cgroup/sock_release\`, the \`inet_sock_set_state\` tracepoint), on every"
-	echo "free of a request socket (\`__reqsk_free\`), on every UDP disconnect"
-	echo "(\`__udp_disconnect\`) and on every bind of a socket to a device"
-	echo "(\`sock_bindtoindex_locked\`, a kprobe and a kretprobe); each loop here"
-	echo "closes its sockets, so those on close are in its time."
+	echo "what contention on the index's maps costs is not measured. The index's"
+	echo "programs (\`bpf/index.bpf.c\`) run on the connect path (\`sockops\`: a TCP"
+	echo "connect, a passive open and a request socket's hashing;"
+	echo "\`cgroup/connect4\` and \`connect6\`, and a kprobe on \`udp_lib_hash4()\`"
+	echo "for UDP), on every state change of a TCP socket (the"
+	echo "\`inet_sock_set_state\` tracepoint), every close of an inet socket"
+	echo "(\`cgroup/sock_release\`), every free of a request socket"
+	echo "(\`__reqsk_free\`), every UDP disconnect (\`__udp_disconnect\`) and every"
+	echo "bind of a socket to a device (\`sock_bindtoindex_locked\`, a kprobe and a"
+	echo "kretprobe); each loop here closes its sockets, so the hooks on close are"
+	echo "in its time."
 	echo
 	awk -F, "$HDR"'
 	{
@@ -814,7 +830,7 @@ index_section() {
 		for (kth = 1; kth < nr / 2 && conf(nr, kth + 1) >= 0.95; kth++);
 		printf "%d connections a repetition, %d repetitions: the intervals below, from the %slowest to the %shighest ratio, hold the median ratio with probability %.1f%%.\n\n",
 			kk, nr, ord(kth), ord(kth), 100 * conf(nr, kth)
-		print "| protocol | measure | without the index | with it | with / without (paired: median, interval) | verdict |"
+		print "| protocol | measure | without the index (median) | with it (median) | with / without (paired: median, interval) | verdict |"
 		print "| --- | --- | --- | --- | --- | --- |"
 		split("cps p50 p99", ms, " ")
 		split("connections per second|connect() median, us|connect() 99th percentile, us", mn, "|")
@@ -822,14 +838,21 @@ index_section() {
 			p = pi == 1 ? "tcp" : "udp"
 			for (j = 1; j <= 3; j++) {
 				paired(p, ms[j])
+				off = mid(p, "off", ms[j]); on = mid(p, "on", ms[j])
 				printf "| %s | %s | %.1f | %.1f | %.3f (%.3f to %.3f) | %s |\n", toupper(p), mn[j],
-					mid(p, "off", ms[j]), mid(p, "on", ms[j]), r["med"], r["lo"], r["hi"],
-					verdict(ms[j] == "cps")
+					off, on, r["med"], r["lo"], r["hi"], verdict(ms[j] == "cps")
+				# the ratio of the two medians outside the paired interval
+				if (off && (on / off < r["lo"] || on / off > r["hi"])) unpaired++
 				if (ms[j] == "cps") { cm[p] = r["med"]; cl[p] = r["lo"]; ch[p] = r["hi"] }
 				if (ms[j] == "p50") { lm[p] = r["med"]; ll[p] = r["lo"]; lh[p] = r["hi"] }
 			}
 		}
 		print ""
+		printf "The first two columns are each state'"'"'s median over the %d repetitions, unpaired. ", nr
+		if (unpaired)
+			printf "In %d of the 6 rows their ratio lies outside the paired interval, as when the host'"'"'s speed changes during a run and the medians of the two states come from different speeds. Read the paired ratios, which set the two halves of each repetition against each other; a change of speed inside one repetition is what pairing cannot remove, and the interval, which takes the repetitions as independent, does not cover it.\n\n", unpaired
+		else
+			printf "Their ratio lies inside the paired interval in every row.\n\n"
 		print "<!-- cover-index begin -->"
 		for (pi = 1; pi <= 2; pi++) {
 			p = pi == 1 ? "tcp" : "udp"
@@ -1061,11 +1084,12 @@ headline() {
 		# the index on shared tables, from 10k to the largest N
 		awk -F, "$COUNT$HDR"'
 		$h["tables"] == "shared" { w[$h["proto"], $h["n"], $h["design"]] = $h["wall_ms_median"]
+			m = $h["m"]; d = $h["destroyed"]
 			if ($h["n"] + 0 > max) max = $h["n"] + 0 }
 		function g(p, d) { return w[p, max, d] / w[p, 10000, d] }
 		END {
 			if (!(("tcp", 10000, "index") in w) || !(("udp", max, "index") in w)) exit
-			printf "- The socket index (5 sockets among N, 100 namespaces, shared tables):\n"
+			printf "- The socket index (%d sockets among N, %d namespaces, shared tables):\n", d, m
 			printf "  from N = 10k to %s its kill took %.2fx the time for TCP and %.2fx for UDP,\n", count(max), g("tcp", "index"), g("udp", "index")
 			printf "  SOCK_DESTROY by tuple of the same sockets %.2fx and %.2fx, the whole-host\n", g("tcp", "diag-tuple"), g("udp", "diag-tuple")
 			printf "  walk %.1fx and %.1fx (\"The index'"'"'s price\" in docs/BENCHMARKS.md: what it\n", g("tcp", "global-conn"), g("udp", "global")
