@@ -564,6 +564,12 @@ fixed_section() {
 	echo
 }
 
+# guest_sysctl FILE NAME: the value of sysctl NAME that guest_info recorded
+# in FILE, or nothing.
+guest_sysctl() {
+	sed -n "s/^${2//./\\.} = //p" "$1"
+}
+
 # scale_tables FILE: the shared tables the --scale guest booted with, from
 # the sysctls guest_info recorded; the sizes of a host of 128 GB or more
 # when they are the kernel's caps (alloc_large_system_hash() gives the TCP
@@ -571,18 +577,16 @@ fixed_section() {
 # 2^16).
 scale_tables() {
 	local t u
-	t=$(sed -n 's/^net\.ipv4\.tcp_ehash_entries = //p' "$1")
-	u=$(sed -n 's/^net\.ipv4\.udp_hash_entries = //p' "$1")
+	t=$(guest_sysctl "$1" net.ipv4.tcp_ehash_entries)
+	u=$(guest_sysctl "$1" net.ipv4.udp_hash_entries)
 	[ -n "$t" ] && [ -n "$u" ] || return 0
 	printf 'The shared tables had %s TCP established and %s UDP slots' "$t" "$u"
 	if [ "$t" = 524288 ] && [ "$u" = 65536 ]; then
 		printf ', the sizes a host of 128 GB or more boots with (the guest booted with\n`thash_entries` and `uhash_entries` set to them; its own memory would give\n%s)' "$(awk '/^MemTotal:/ {
 			for (t = 1; t < $2 / 128; t *= 2); for (u = 1; u < $2 / 2048; u *= 2);
 			printf "%d and %d", t, u }' "$1")"
-		printf '.'
-	else
-		printf '.'
 	fi
+	printf '.'
 }
 
 # scale_section: the RFC's table (netns-bench --scale, make bench-scale)
@@ -1061,8 +1065,8 @@ headline() {
 		# sizes from the guest that ran it
 		local gs
 		gs=$(guest_of guest-scale.txt)
-		awk -F, -v tslots="$(sed -n 's/^net\.ipv4\.tcp_ehash_entries = //p' "$gs")" \
-			-v uslots="$(sed -n 's/^net\.ipv4\.udp_hash_entries = //p' "$gs")" "$HDR"'
+		awk -F, -v tslots="$(guest_sysctl "$gs" net.ipv4.tcp_ehash_entries)" \
+			-v uslots="$(guest_sysctl "$gs" net.ipv4.udp_hash_entries)" "$HDR"'
 		$h["tables"] == "shared" { all[$h["proto"], $h["n"], $h["design"]] = $h["wall_ms_median"]; m = $h["m"]; d = $h["destroyed"]
 			if ($h["design"] == "setns" && $h["n"] + 0 > max[$h["proto"]]) max[$h["proto"]] = $h["n"] + 0 }
 		END {
