@@ -4,6 +4,7 @@
 #   make demo      boot the guest and run the built-in scenario
 #   make check     host tests, the bats suite inside the guest, upstream-check
 #   make stress    the stress test for DURATION seconds (default 600)
+#   make fuzz      netns-reap under ASan on 10,000 generated command lines
 #   make check-kasan  the kernel-facing guest tests on a KASAN kernel
 #   make bench     the benchmark matrix on a kernel without debugging
 #                  (build/kbuild-bench): results/, docs/BENCHMARKS.md
@@ -97,7 +98,7 @@ USER_LDLIBS := $(LIBBPF_A) -lelf -lz
 
 VERSION := $(shell git -C $(TOP) describe --always --dirty 2>/dev/null || echo unknown)
 
-.PHONY: all help deps tree config kernel bench-kernel tools progs demo check check-kasan stress bench bench-empty bench-scale bench-section bench-smoke \
+.PHONY: all help deps tree config kernel bench-kernel tools progs demo check check-kasan fuzz stress bench bench-empty bench-scale bench-section bench-smoke \
 	patches patches-check clean distclean
 
 # Each stage is a make of its own, so that later stages see what the earlier
@@ -380,6 +381,12 @@ check-kasan: all
 	@echo "KASAN kernel: $(KASAN_KBUILD)/arch/x86/boot/bzImage"
 	BZIMAGE=$(KASAN_KBUILD)/arch/x86/boot/bzImage GUEST_FILES="$(KASAN_FILES)" \
 		VM_APPEND="kmemleak=off $(VM_APPEND)" GUEST_TIMEOUT_SCALE=3 $(TOP)/tests/run-all --guest-only
+
+# netns-reap under ASan on FUZZ_N generated command lines; make check runs
+# 2,000 of them, this the 10,000 the fuzzer was tuned on (about 7 minutes).
+FUZZ_N ?= 10000
+fuzz: tools $(BIN)/netns-reap-asan $(BIN)/cli-fuzz
+	FUZZ_N=$(FUZZ_N) bats $(TOP)/tests/host/025-netns-reap-fuzz.bats
 
 # The stress test (tests/bats/060-stress.bats) for DURATION seconds; make
 # check runs it for 60.
