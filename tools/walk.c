@@ -159,9 +159,31 @@ int reap_iter_drain(int link_fd)
 }
 
 /*
+ * Whether the kernel was seen to keep the argument (@flags, or with no
+ * flags a netns) of a link; it keeps it for every link or for none, so
+ * each is read back once per process.  At most 32 flags values are
+ * remembered; others are read back every time.
+ */
+static bool kept_before(__u32 flags, bool keep)
+{
+	static __u32 kept[32];
+	static unsigned int n_kept;
+	unsigned int i;
+
+	for (i = 0; i < n_kept; i++)
+		if (kept[i] == flags)
+			return true;
+	if (keep && n_kept < sizeof(kept) / sizeof(kept[0]))
+		kept[n_kept++] = flags;
+	return false;
+}
+
+/*
  * An iter/tcp or iter/udp link for the namespace of @netns_fd (whose
  * cookie is @cookie), or with @flags; NULL with errno set on failure, and
  * @why filled when the kernel took the link but not its argument (EPROTO).
+ * The first link of each kind is read back to see that the kernel kept
+ * its argument.
  */
 struct bpf_link *reap_sock_iter_attach(struct bpf_program *prog, int netns_fd,
 				       __u64 cookie, __u32 flags,
@@ -181,8 +203,8 @@ struct bpf_link *reap_sock_iter_attach(struct bpf_program *prog, int netns_fd,
 	aopts.link_info = &linfo;
 	aopts.link_info_len = sizeof(linfo);
 	link = bpf_program__attach_iter(prog, &aopts);
-	if (!link)
-		return NULL;
+	if (!link || kept_before(flags, false))
+		return link;
 	if (bpf_link_get_info_by_fd(bpf_link__fd(link), &info, &info_len)) {
 		err = errno;
 		snprintf(why, len, "cannot read back the %s iterator link: %s",
@@ -197,6 +219,7 @@ struct bpf_link *reap_sock_iter_attach(struct bpf_program *prog, int netns_fd,
 			 info.iter.sock.flags,
 			 (unsigned long long)(flags ? 0 : cookie), flags);
 	} else {
+		kept_before(flags, true);
 		return link;
 	}
 	bpf_link__destroy(link);

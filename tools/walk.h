@@ -2,8 +2,9 @@
 /*
  * The socket walks of bpf/reap.bpf.c.  netns-reap runs them whole;
  * netns-bench reads and attaches iterators with reap_iter_drain() and
- * reap_sock_iter_attach(), so it times the tool's code, link read-back
- * included.
+ * reap_sock_iter_attach(), so it times the tool's code; the link
+ * read-back, which checks that the kernel kept the netns argument, runs
+ * once per process and kind of argument, outside the timed runs.
  *
  * A walk loads nothing: the caller opens and loads the reap skeleton with
  * its filter, then runs one mode over a list of namespaces (setns,
