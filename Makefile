@@ -10,6 +10,7 @@
 #                  (build/kbuild-bench): results/, docs/BENCHMARKS.md
 #   make bench-scale  the RFC's table: 100 namespaces, 100 to 1M sockets, and the index's price
 #   make bench-section  how long the chained walk holds its RCU section
+#   make bench-calibrate  the emulator's factor per cost, against this machine's kernel
 #   make patches   the upstream series and cover letter in build/patches
 #   make patches-check  apply the series one patch at a time and build it
 #   make upstream-check  upstream's verifier and iterator tests, patched
@@ -98,7 +99,7 @@ USER_LDLIBS := $(LIBBPF_A) -lelf -lz
 
 VERSION := $(shell git -C $(TOP) describe --always --dirty 2>/dev/null || echo unknown)
 
-.PHONY: all help deps tree config kernel bench-kernel tools progs demo check check-kasan fuzz stress bench bench-empty bench-scale bench-section bench-smoke \
+.PHONY: all help deps tree bench-tree config kernel bench-kernel tools progs demo check check-kasan fuzz stress bench bench-empty bench-scale bench-section bench-calibrate bench-smoke \
 	patches patches-check clean distclean
 
 # Each stage is a make of its own, so that later stages see what the earlier
@@ -128,11 +129,18 @@ $(KASAN_KBUILD)/.config: $(KASAN_FRAGMENTS) $(TOP)/scripts/check-config.sh | tre
 	$(call kconfig,$(KASAN_KBUILD),$(KASAN_FRAGMENTS))
 
 # The benchmarks' kernel: the same tree without the debug options, in its
-# own build directory, rebuilt incrementally like the test kernel.
-$(BENCH_KBUILD)/.config: $(BENCH_FRAGMENTS) $(TOP)/scripts/check-config.sh | tree
+# own build directory, rebuilt incrementally like the test kernel, and
+# with kernel/bench/ on top: the counters of the work socket walks do
+# (CONFIG_SOCK_WALK_STATS), off but for netns-bench's counted runs.  The
+# tree goes back to the series at the next make tree; the files the bench
+# patch touches then recompile in each kernel once per switch.
+bench-tree: deps
+	@$(TOP)/scripts/prepare-tree.sh --bench $(SRC) $(KERNEL_SRC)
+
+$(BENCH_KBUILD)/.config: $(BENCH_FRAGMENTS) $(TOP)/scripts/check-config.sh | bench-tree
 	$(call kconfig,$(BENCH_KBUILD),$(BENCH_FRAGMENTS))
 
-bench-kernel: tree $(BENCH_KBUILD)/.config
+bench-kernel: bench-tree $(BENCH_KBUILD)/.config
 	@$(call kmake,$(BENCH_KBUILD)) -s bzImage
 	@echo "Bench kernel: $$(cat $(BENCH_KBUILD)/include/config/kernel.release) ($(BENCH_BZIMAGE))"
 
@@ -276,7 +284,7 @@ patches-check: patches config
 # The full matrix in the guest, then CSV, plots and docs/BENCHMARKS.md.
 RESULTS ?= $(TOP)/results
 # The socket cap keeps a TCG run under 30 minutes; see docs/BENCHMARKS.md.
-BENCH_ARGS ?= --cap 16000 --cap-child 25600 --cap-reap 6400 --max-m-shared 64
+BENCH_ARGS ?= --cap 16000 --cap-child 25600 --cap-reap 6400 --max-m-shared 256
 # What the guest was, into the results: kernel, QEMU accelerator, CPUs,
 # memory, the debug options that must be off (bench.config) and the table
 # sizes.  guest_config goes first in the guest: a bench kernel without
@@ -291,7 +299,8 @@ guest_info = { uname -r; grep -o "netns_iter.accel=[a-z]*" /proc/cmdline || true
 	  for o in $(BENCH_OFF); do zgrep -E "^(\# )?CONFIG_$$o[= ]" /proc/config.gz || \
 		echo "\# CONFIG_$$o is not set"; done; \
 	  sysctl net.ipv4.tcp_ehash_entries net.ipv4.udp_hash_entries; \
-	  dmesg | grep -o "tcp_listen_portaddr_hash hash table entries: [0-9]*" || true; } > $(1)
+	  dmesg | grep -o -e "tcp_listen_portaddr_hash hash table entries: [0-9]*" \
+		-e "Hash tables configured (established [0-9]* bind [0-9]*)" || true; } > $(1)
 bench: all
 	@$(MAKE) --no-print-directory bench-kernel
 	@rm -rf $(RESULTS) && mkdir -p $(RESULTS)
@@ -350,6 +359,26 @@ bench-scale: all
 		'$(guest_config) && $(BIN)/netns-bench --scale $(SCALE_N) --reps $(SCALE_REPS) --out $(RESULTS) && \
 		$(BIN)/netns-bench --connect $(CONNECT_K) --reps $(CONNECT_REPS) --out $(RESULTS) && \
 		$(call guest_info,$(RESULTS)/guest-scale.txt)'
+	$(TOP)/bench/report.sh $(RESULTS) $(TOP)/docs $(TOP)/README.md
+
+# The emulator's factor per cost (netns-bench --calibrate CAL_M): what a
+# hash bucket, a socket and a namespace cost the setns loop's iter/tcp and
+# iter/udp and sock_diag, natively on this machine's own kernel (which
+# has them) and in the guest on the bench kernel, on the same worlds;
+# host.txt records the native kernel and CPU.  Refreshes that section of
+# docs/BENCHMARKS.md from the committed matrix.
+CAL_M ?= 64
+CAL_REPS ?= 9
+bench-calibrate: all
+	@$(MAKE) --no-print-directory bench-kernel
+	@rm -rf $(RESULTS) && mkdir -p $(RESULTS)/native
+	@cp $(TOP)/docs/bench/results.csv $(TOP)/docs/bench/guest.txt $(TOP)/docs/bench/world.txt $(RESULTS)/
+	$(BIN)/netns-bench --calibrate $(CAL_M) --reps $(CAL_REPS) --out $(RESULTS)/native
+	{ uname -r; echo "cpus: $$(nproc)"; grep -m1 'model name' /proc/cpuinfo; \
+	  echo "command: make bench-calibrate CAL_M=$(CAL_M) CAL_REPS=$(CAL_REPS)"; } > $(RESULTS)/host.txt
+	$(TOP)/tests/vm/run -k $(BENCH_BZIMAGE) -m 6G -t 3600 -- \
+		$(BIN)/netns-bench --calibrate $(CAL_M) --reps $(CAL_REPS) --out $(RESULTS)
+	tail -n +2 $(RESULTS)/native/calibration.csv >> $(RESULTS)/calibration.csv
 	$(TOP)/bench/report.sh $(RESULTS) $(TOP)/docs $(TOP)/README.md
 
 # How long the chained walk holds the tasks-trace RCU read lock and

@@ -57,11 +57,13 @@
  * and chained designs of the same scope ("all" sockets: global and
  * chained; "connected": global-conn and chained-conn), sockets handed to the
  * program, the syscalls and slab allocations the kernel counted for the
- * driver's thread in that counted run (kcount.h), and the
- * hash buckets and sockets the kernel walked, read from
- * /sys/kernel/debug/sock_walk_stats around each run
- * (CONFIG_SOCK_WALK_STATS, kernel/bench/, which counts the TCP walks only;
- * empty for UDP and when the kernel lacks it).
+ * driver's thread in that counted run (kcount.h), the hash buckets
+ * visited, sockets tested, socket locks taken and iterator program runs
+ * the kernel counted in the same run (CONFIG_SOCK_WALK_STATS,
+ * kernel/bench/: /sys/kernel/debug/sock_walk_stats, switched on for the
+ * counted runs only; empty when the kernel lacks it), and every timed
+ * repetition's wall time, in repetition order, so that designs can be
+ * paired repetition by repetition.
  * With --empty M it builds instead M namespaces with no socket at all and
  * writes DIR/empty.csv: what one hash bucket costs each design (see
  * run_empty()).  --fixed writes DIR/fixed.csv, what an empty namespace
@@ -137,6 +139,9 @@ static const char *const design_names[] = {
 	"global-conn", "sock_diag", "index", "diag-tuple",
 };
 enum workload { W_WALK, W_REAP1, W_REAP10, N_WORKLOADS };
+
+/* The kernel's walk counters (kernel/bench/), in the order it prints them. */
+enum walk_stat { WALK_BUCKETS, WALK_SOCKETS, WALK_LOCKS, WALK_PROG_RUNS, WALK_N };
 static const char *const workload_names[] = { "walk", "reap1", "reap10" };
 
 struct pod {
@@ -152,6 +157,9 @@ struct pod {
 
 static struct pod *pods;
 static int npods;
+/* --calibrate: on any kernel, natively too; no counters, no checks of them */
+static bool calibrating;
+static int world_listeners, world_udp_bound;	/* per pod */
 static int self_ns = -1;
 static __u64 self_cookie;
 
@@ -332,6 +340,8 @@ static void build_world(int m, long nconn, long nudp, bool child)
 
 	nlisten = empty_world ? 0 : !scale_world ? NBACKENDS : nconn ? 2 : 0;
 	nubound = empty_world || scale_world ? 0 : NBACKENDS;
+	world_listeners = nlisten;
+	world_udp_bound = nubound;
 
 	set_child_tables(child ? child_ehash : 0, child ? child_udp_hash : 0);
 	pods = calloc(m, sizeof(*pods));
@@ -653,7 +663,7 @@ struct trial {
 	struct kcount k;
 	unsigned long seen;
 	unsigned long slots;		/* index: the window's positions read */
-	long long buckets, walked;	/* -1: no kernel counters */
+	long long walk[WALK_N];		/* -1: no kernel counters */
 };
 
 /* What a point reports of one design: quantiles over the repetitions. */
@@ -662,7 +672,8 @@ struct result {
 	double longest, longest_max;	/* median and maximum of trial.longest */
 	unsigned long seen, slots;
 	double calls, allocs, pages;	/* kernel counts, of one run */
-	long long buckets, walked;	/* -1: no kernel counters */
+	long long walk[WALK_N];		/* -1: no kernel counters */
+	double samples[MAX_REPS];	/* wall times, in repetition order */
 };
 
 static double iqr(const struct result *r)
@@ -687,16 +698,38 @@ static double quantile(double *v, int n, double q)
 	return i + 1 < n ? v[i] + (h - i) * (v[i + 1] - v[i]) : v[i];
 }
 
+#define WALK_STATS "/sys/kernel/debug/sock_walk_stats"
+
 /* The kernel's walk counters; false if the kernel does not have them. */
-static bool walk_stats(long long *buckets, long long *sockets)
+static bool walk_stats(long long v[WALK_N])
 {
-	FILE *f = fopen("/sys/kernel/debug/sock_walk_stats", "r");
+	FILE *f = fopen(WALK_STATS, "r");
 	bool ok;
 
 	if (!f)
 		return false;
-	ok = fscanf(f, "buckets %lld sockets %lld", buckets, sockets) == 2;
+	ok = fscanf(f, "buckets %lld sockets %lld locks %lld prog_runs %lld",
+		    &v[WALK_BUCKETS], &v[WALK_SOCKETS], &v[WALK_LOCKS],
+		    &v[WALK_PROG_RUNS]) == WALK_N;
 	fclose(f);
+	return ok;
+}
+
+/*
+ * Turn the kernel's walk counters on or off; false if the kernel does
+ * not have them.  Off, each counting point is a static branch.
+ */
+static bool walk_stats_switch(bool on)
+{
+	FILE *f = fopen(WALK_STATS, "w");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fputs(on ? "1" : "0", f) >= 0;
+	ok = !fclose(f) && ok;
+	if (!ok && on)
+		die("switch on " WALK_STATS);
 	return ok;
 }
 
@@ -708,6 +741,28 @@ static bool connected_only(enum design d)
 {
 	return d == D_CHAINED_CONN || d == D_GLOBAL_CONN || d == D_INDEX ||
 	       d == D_TUPLE;
+}
+
+/*
+ * The sockets of @proto a walk of design @d must hand its program, at
+ * least (the driver's own namespace, which the per-namespace designs walk
+ * too, and the others' dying namespaces may hold more): every
+ * socket of every pod (a TCP connection's client and accepted peer, a
+ * connected UDP client, a listener or bound UDP backend), or for the walks
+ * of connected sockets only, all but the listeners.
+ */
+static unsigned long world_sockets(int proto, enum design d)
+{
+	unsigned long n = 0;
+	int i;
+
+	for (i = 0; i < npods; i++)
+		n += proto == IPPROTO_TCP ? 2UL * pods[i].nconn :
+					    (unsigned long)pods[i].nudp;
+	if (!connected_only(d))
+		n += (unsigned long)npods *
+		     (proto == IPPROTO_TCP ? world_listeners : world_udp_bound);
+	return n;
 }
 
 static struct reap_bpf *load(int proto, enum design d, int nbackends,
@@ -887,16 +942,17 @@ static void run_trial(struct reap_bpf *skel, int proto, enum design d,
 		      enum workload w, struct trial *t, bool count)
 {
 	int nb = w == W_REAP1 ? 1 : NBACKENDS, n_rebuilt;
-	bool kill = w != W_WALK, counted;
+	bool kill = w != W_WALK, counted = false;
+	long long v0[WALK_N], v1[WALK_N];
 	struct kcount k0, k1;
-	long long b0, s0, b1, s1;
 	double t0, cpu0;
+	int i;
 
 	memset(skel->bss, 0, sizeof(*skel->bss));
 	if (d == D_TUPLE)
 		find_targets(proto, nb);
-	/* The kernel counts the TCP walks only. */
-	counted = proto == IPPROTO_TCP && walk_stats(&b0, &s0);
+	if (count)
+		counted = walk_stats(v0);
 	cpu0 = sys_ms();
 	if (count)
 		kcount_read(&k0);
@@ -910,10 +966,17 @@ static void run_trial(struct reap_bpf *skel, int proto, enum design d,
 		kcount_delta(&k0, &k1, &t->k);
 	}
 	t->sys = sys_ms() - cpu0;
-	t->buckets = t->walked = -1;
-	if (counted && walk_stats(&b1, &s1)) {
-		t->buckets = b1 - b0;
-		t->walked = s1 - s0;
+	for (i = 0; i < WALK_N; i++)
+		t->walk[i] = -1;
+	if (counted && walk_stats(v1))
+		for (i = 0; i < WALK_N; i++)
+			t->walk[i] = v1[i] - v0[i];
+	if (!kill && d != D_INDEX && d != D_TUPLE &&
+	    t->seen < world_sockets(proto, d)) {
+		fprintf(stderr, "netns-bench: %s %s walk handed its program %lu sockets, fewer than the world's %lu: a walk that misses a socket is a bug\n",
+			proto == IPPROTO_TCP ? "tcp" : "udp", design_names[d],
+			t->seen, world_sockets(proto, d));
+		exit(1);
 	}
 	n_rebuilt = kill ? rebuild(proto) : 0;
 	if (kill && n_rebuilt != clients_of(proto, nb)) {
@@ -930,9 +993,10 @@ static void run_trial(struct reap_bpf *skel, int proto, enum design d,
  * the last, so that over N repetitions of N designs each design runs once
  * in each place and none has all of its runs in one stretch of time; a
  * first repetition is a discarded warm-up.  Then each design runs once
- * more, untimed, with the kernel's counters open: they slow every syscall
- * down, so they stay out of the timed runs; the run counted does the work
- * of the runs timed, on the same world with the same program.
+ * more, untimed, with the kernel's counters open and its walk counters
+ * switched on: they slow every syscall and walk down, so they stay out of
+ * the timed runs; the run counted does the work of the runs timed, on the
+ * same world with the same program.
  * Each design is loaded once, before any run: the verifier is not what
  * is timed.
  */
@@ -957,26 +1021,31 @@ static void measure(int proto, enum workload w, const enum design *designs,
 			if (r < 0)
 				continue;
 			wall[d][r] = t.wall;
+			res[d].samples[r] = t.wall;
 			sys[d][r] = t.sys;
 			longest[d][r] = t.longest;
 			res[d].seen = t.seen;
 			res[d].slots = t.slots;
-			res[d].buckets = t.buckets;
-			res[d].walked = t.walked;
 		}
 	}
+	if (calibrating)
+		goto out;
 	if (kcount_open(why, sizeof(why))) {
 		fprintf(stderr, "netns-bench: the kernel's counters: %s\n", why);
 		exit(1);
 	}
+	walk_stats_switch(true);
 	for (i = 0; i < n; i++) {
 		d = designs[i];
 		run_trial(skel[d], proto, d, w, &t, true);
 		res[d].calls = t.k.v[KC_SYSCALLS];
 		res[d].allocs = t.k.v[KC_KMALLOC] + t.k.v[KC_CACHE_ALLOC];
 		res[d].pages = t.k.v[KC_PAGES];
+		memcpy(res[d].walk, t.walk, sizeof(t.walk));
 	}
+	walk_stats_switch(false);
 	kcount_close();
+out:
 	for (i = 0; i < n; i++) {
 		d = designs[i];
 		reap_bpf__destroy(skel[d]);
@@ -1003,26 +1072,32 @@ static void emit(FILE *csv, const char *tables, int m, int s, int proto,
 			struct result *x = &r[w][d];
 			double g = x->wall / r[w][global_of(d, proto)].wall;
 			double c = x->wall / r[w][chained_of(d)].wall;
-			char kb[24] = "", ks[24] = "";
+			char k[WALK_N][24] = {};
+			int i;
 
 			if (!runs(proto, d))
 				continue;
-			if (x->buckets >= 0) {
-				snprintf(kb, sizeof(kb), "%lld", x->buckets);
-				snprintf(ks, sizeof(ks), "%lld", x->walked);
-			}
-			fprintf(csv, "%s,%d,%d,%s,%s,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%lu,%.0f,%.1f,%s,%s,%s,%.3f,%.3f,%.0f,%.0f,%s\n",
+			for (i = 0; i < WALK_N && x->walk[0] >= 0; i++)
+				snprintf(k[i], sizeof(k[i]), "%lld", x->walk[i]);
+			fprintf(csv, "%s,%d,%d,%s,%s,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%lu,%.0f,%.1f,%s,%s,%s,%.3f,%.3f,%.0f,%.0f,%s,%s,%s,",
 				tables, m, s, design_names[d], workload_names[w],
 				reps, x->wall, x->wall_p75 - x->wall_p25, x->sys,
-				g, c, x->seen, x->calls, x->wall * 1000 / m, kb,
-				ks, pname, x->wall_p25, x->wall_p75, x->allocs,
-				x->pages, design_scope(d));
+				g, c, x->seen, x->calls, x->wall * 1000 / m,
+				k[WALK_BUCKETS], k[WALK_SOCKETS], pname,
+				x->wall_p25, x->wall_p75, x->allocs, x->pages,
+				design_scope(d), k[WALK_LOCKS],
+				k[WALK_PROG_RUNS]);
+			for (i = 0; i < reps; i++)
+				fprintf(csv, "%s%.3f", i ? ";" : "",
+					x->samples[i]);
+			fputc('\n', csv);
 			printf("%-6s %4d %5d %-3s %-12s %-7s %10.3f %8.3f %8.3f %8.2f %8.2f %9lu %8.0f %8.0f %9s %9s\n",
 			       tables, m, s, pname, design_names[d],
 			       workload_names[w], x->wall,
 			       x->wall_p75 - x->wall_p25, x->sys, g, c,
 			       x->seen, x->calls, x->allocs,
-			       kb[0] ? kb : "-", ks[0] ? ks : "-");
+			       k[WALK_BUCKETS][0] ? k[WALK_BUCKETS] : "-",
+			       k[WALK_SOCKETS][0] ? k[WALK_SOCKETS] : "-");
 		}
 	}
 }
@@ -1281,6 +1356,195 @@ static void run_fixed(const long *ms, int nm, int reps, const char *out,
 	}
 	child_ehash = CHILD_EHASH;
 	child_udp_hash = CHILD_UDP_HASH;
+	fclose(csv);
+}
+
+/* Whether this runs in the project's guest (tests/vm/run marks its kernel). */
+static bool in_guest(void)
+{
+	char line[4096] = "";
+	FILE *f = fopen("/proc/cmdline", "r");
+
+	if (!f)
+		die("/proc/cmdline");
+	if (!fgets(line, sizeof(line), f))
+		line[0] = '\0';
+	fclose(f);
+	return strstr(line, "netns_iter.accel=");
+}
+
+/*
+ * --calibrate runs natively too, where the host's own namespace holds
+ * sockets and large shared tables: move to a namespace of our own, with
+ * the smallest child tables, and leave the host's sysctls as they were.
+ */
+static void calibrate_home(void)
+{
+	const char *e = "/proc/sys/net/ipv4/tcp_child_ehash_entries";
+	const char *u = "/proc/sys/net/ipv4/udp_child_hash_entries";
+	long e0 = read_long(e), u0 = read_long(u);
+	int home = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC), fd;
+
+	if (home < 0)
+		die("open /proc/self/ns/net");
+	calibrating = true;
+	set_child_tables(MIN_CHILD_EHASH, MIN_CHILD_UDP_HASH);
+	fd = enter_new_netns();
+	enter(home);
+	write_sysctl(e, e0);
+	write_sysctl(u, u0);
+	enter(fd);
+	close(fd);
+	close(home);
+}
+
+/* --calibrate: the walks a stock kernel has, and the worlds it times. */
+static const enum design cal_designs[] = { D_SETNS, D_DIAG };
+#define N_CAL (sizeof(cal_designs) / sizeof(cal_designs[0]))
+#define CAL_S1		1000	/* sockets of the one namespace, and */
+#define CAL_S2		10000	/* ... of the other world */
+
+/* The worlds --calibrate sets against each other. */
+enum cal_world {
+	CAL_BIG,	/* M empty namespaces, child tables of BIG_CHILD_* */
+	CAL_SMALL,	/* M empty namespaces, the smallest child tables */
+	CAL_FEW,	/* M / 4 of those */
+	CAL_S2_CHILD,	/* CAL_S2 sockets in one namespace, child tables */
+	CAL_S1_CHILD,	/* CAL_S1 of them */
+	CAL_S2_SHARED,	/* CAL_S2 sockets in two namespaces, shared tables */
+	CAL_S1_SHARED,	/* CAL_S1 of them */
+};
+
+static void cal_build(enum cal_world w, int m, int proto)
+{
+	bool tcp = proto == IPPROTO_TCP, empty = w <= CAL_FEW;
+	long s = w == CAL_S2_CHILD || w == CAL_S2_SHARED ? CAL_S2 : CAL_S1;
+
+	empty_world = empty;
+	child_ehash = w == CAL_BIG ? BIG_CHILD_EHASH :
+		      empty ? MIN_CHILD_EHASH : CHILD_EHASH;
+	child_udp_hash = w == CAL_BIG ? BIG_CHILD_UDP_HASH :
+			 empty ? MIN_CHILD_UDP_HASH : CHILD_UDP_HASH;
+	if (empty)
+		build_world(w == CAL_FEW ? m / 4 : m, 0, 0, true);
+	else
+		build_world(w >= CAL_S2_SHARED ? 2 : 1, tcp ? s / 2 : 0,
+			    tcp ? 0 : s, w < CAL_S2_SHARED);
+	child_ehash = CHILD_EHASH;
+	child_udp_hash = CHILD_UDP_HASH;
+}
+
+/*
+ * The calibration designs of @proto on worlds @wa and @wb, timed a, b, a,
+ * b, each world built afresh, so that neither has all of its runs in one
+ * stretch of time (a drift of the machine's speed, or the teardown of the
+ * last world still running on another CPU); each world's samples of both
+ * rounds pooled into @a and @b.
+ */
+static void cal_pair(int proto, int m, int reps, enum cal_world wa,
+		     enum cal_world wb, struct result a[N_DESIGNS],
+		     struct result b[N_DESIGNS])
+{
+	struct result r[2][2][N_DESIGNS];
+	double v[2 * MAX_REPS];
+	unsigned int i;
+	int round, w, j;
+
+	for (round = 0; round < 2; round++) {
+		for (w = 0; w < 2; w++) {
+			cal_build(w ? wb : wa, m, proto);
+			measure(proto, W_WALK, cal_designs, N_CAL, reps, r[w][round]);
+			free_world();
+		}
+	}
+	for (w = 0; w < 2; w++) {
+		for (i = 0; i < N_CAL; i++) {
+			enum design d = cal_designs[i];
+			struct result *x = w ? &b[d] : &a[d];
+
+			for (j = 0; j < 2 * reps; j++)
+				v[j] = r[w][j / reps][d].samples[j % reps];
+			x->wall = quantile(v, 2 * reps, 0.5);
+			x->wall_p25 = quantile(v, 2 * reps, 0.25);
+			x->wall_p75 = quantile(v, 2 * reps, 0.75);
+		}
+	}
+}
+
+/* One row of calibration.csv: @cost per unit of design @d, from @a - @b. */
+static void cal_row(FILE *csv, const char *where, int proto, enum design d,
+		    const char *cost, long units, const struct result *a,
+		    const struct result *b, int reps)
+{
+	double ns = (a->wall - b->wall) * 1e6 / units;
+	/* the two IQRs added: a range, not a confidence interval */
+	double spread = (iqr(a) + iqr(b)) * 1e6 / units;
+
+	fprintf(csv, "%s,%s,%s,%s,%d,%ld,%.3f,%.3f,%.2f,%.2f\n", where,
+		proto == IPPROTO_TCP ? "tcp" : "udp", design_names[d], cost,
+		2 * reps, units, a->wall, b->wall, ns, spread);
+	printf("%-6s %-3s %-10s %-9s %10ld units %10.2f ns each (spread %.2f)\n",
+	       where, proto == IPPROTO_TCP ? "tcp" : "udp", design_names[d],
+	       cost, units, ns, spread);
+}
+
+/*
+ * --calibrate M: what one hash bucket, one socket and one namespace cost
+ * the walks a stock kernel has (the setns loop's iter/tcp and iter/udp,
+ * and sock_diag), on the kernel this runs on: natively on the host, and in
+ * the guest, so that the emulator's factor per cost can be stated.  Each
+ * cost is the difference of two worlds (cal_pair()):
+ *   bucket:    M empty namespaces with child tables of BIG_CHILD_* and of
+ *              the smallest size; over the M x (big - smallest) buckets;
+ *   namespace: M and M / 4 empty namespaces with the smallest tables;
+ *              over the 3M / 4 namespaces: setns(), a link, a read and
+ *              the walk of an empty namespace, which for TCP includes the
+ *              shared listening hash (and for sock_diag the shared bind
+ *              hash), at the size the running kernel has;
+ *   socket:    one namespace of CAL_S2 and of CAL_S1 sockets (TCP: half
+ *              clients, half accepted peers; UDP: connected clients),
+ *              with child tables of CHILD_*; over the CAL_S2 - CAL_S1
+ *              sockets, each handed to the program or dumped;
+ *   shared:    the same sockets in two namespaces on the shared tables,
+ *              where each namespace's walk also steps over the other's:
+ *              a socket handed once and stepped over once.
+ * The walks run from a namespace of their own, with the smallest child
+ * tables, which the setns loop walks too.  The shared worlds meet the
+ * kernel's shared tables and what they hold, the same in both worlds.
+ * DIR/calibration.csv gets each cost, with WHERE ("native" or "guest") in
+ * its first column.
+ */
+static void run_calibrate(int m, int reps, const char *out, const char *where)
+{
+	static const struct { enum cal_world a, b; const char *cost; } costs[] = {
+		{ CAL_BIG, CAL_SMALL, "bucket" },
+		{ CAL_SMALL, CAL_FEW, "namespace" },
+		{ CAL_S2_CHILD, CAL_S1_CHILD, "socket" },
+		{ CAL_S2_SHARED, CAL_S1_SHARED, "shared" },
+	};
+	int protos[] = { IPPROTO_TCP, IPPROTO_UDP }, pi;
+	struct result a[N_DESIGNS], b[N_DESIGNS];
+	unsigned int c, i;
+	FILE *csv;
+
+	csv = create(out, "calibration.csv", "where,proto,design,cost,reps,units,wall_ms_a,wall_ms_b,ns_per_unit,spread_ns\n");
+	for (pi = 0; pi < 2; pi++) {
+		int proto = protos[pi];
+		bool tcp = proto == IPPROTO_TCP;
+
+		for (c = 0; c < sizeof(costs) / sizeof(costs[0]); c++) {
+			long units = c == 0 ? (long)m * (tcp ? BIG_CHILD_EHASH - MIN_CHILD_EHASH :
+							  BIG_CHILD_UDP_HASH - MIN_CHILD_UDP_HASH) :
+				     c == 1 ? m - m / 4 : CAL_S2 - CAL_S1;
+
+			cal_pair(proto, m, reps, costs[c].a, costs[c].b, a, b);
+			for (i = 0; i < N_CAL; i++)
+				cal_row(csv, where, proto, cal_designs[i],
+					costs[c].cost, units, &a[cal_designs[i]],
+					&b[cal_designs[i]], reps);
+			fflush(csv);
+		}
+	}
 	fclose(csv);
 }
 
@@ -1698,10 +1962,11 @@ static int parse_counts(const char *opt, const char *what, const char *arg,
 
 int main(int argc, char **argv)
 {
-	static const int full_m[] = { 1, 16, 64, 256 }, full_s[] = { 10, 100, 1000 };
+	/* 110 and 256: Kubernetes' pods per node, by default and at most */
+	static const int full_m[] = { 1, 16, 64, 110, 256 }, full_s[] = { 10, 100, 1000 };
 	static const int smoke_m[] = { 1, 4 }, smoke_s[] = { 10 };
 	const int *ms = full_m, *ss = full_s;
-	int nm = 4, ns = 3, reps = 7, cap = 64000, cap_child = -1, max_m_shared = 256;
+	int nm = 5, ns = 3, reps = 7, cap = 64000, cap_child = -1, max_m_shared = 256;
 	int cap_reap = 64000, nw;
 	int protos[] = { IPPROTO_TCP, IPPROTO_UDP }, p_first = 0, p_last = 1;
 	int mi, si, t, d, w, pi;
@@ -1710,7 +1975,7 @@ int main(int argc, char **argv)
 	int t_first = 0, t_last = 1, empty_m = 0, n_fixed = 0, n_scale = 0;
 	int memory_m = 0;
 	long fixed_m[MAX_LIST], scale_n[MAX_LIST], section_n[MAX_LIST];
-	int n_section = 0, connect_k = 0;
+	int n_section = 0, connect_k = 0, cal_m = 0;
 	struct rlimit rl = { 1 << 20, 1 << 20 };
 	char why[256];
 	FILE *csv;
@@ -1733,6 +1998,7 @@ int main(int argc, char **argv)
 			{ "scale", required_argument, NULL, 'S' },
 			{ "section", required_argument, NULL, 'L' },
 			{ "connect", required_argument, NULL, 'k' },
+			{ "calibrate", required_argument, NULL, 'K' },
 			{}
 		};
 		int c = getopt_long(argc, argv, "", lo, NULL);
@@ -1782,6 +2048,12 @@ int main(int argc, char **argv)
 				fprintf(stderr, "netns-bench: --connect takes a connection count of 100 or more\n");
 				return 2;
 			}
+		} else if (c == 'K') {
+			cal_m = atoi(optarg);
+			if (cal_m < 4) {
+				fprintf(stderr, "netns-bench: --calibrate takes a namespace count of 4 or more\n");
+				return 2;
+			}
 		} else if (c == 'o') {
 			out = optarg;
 		} else if (c == 't' && !strcmp(optarg, "shared")) {
@@ -1793,7 +2065,7 @@ int main(int argc, char **argv)
 		} else if (c == 'p' && !strcmp(optarg, "udp")) {
 			p_first = 1;
 		} else {
-			fprintf(stderr, "usage: netns-bench [--smoke] [--reps N] [--cap SOCKETS] [--cap-child SOCKETS] [--cap-reap SOCKETS] [--max-m-shared M] [--tables shared|child] [--proto tcp|udp] [--out DIR]\n       netns-bench --empty M [--reps N] [--proto tcp|udp] [--out DIR]\n       netns-bench --fixed M1,M2,... [--reps N] [--proto tcp|udp] [--out DIR]\n       netns-bench --memory M [--out DIR]\n       netns-bench --scale N1,N2,... [--reps N] [--tables shared|child] [--proto tcp|udp] [--out DIR]\n       netns-bench --section N1,N2,... [--reps N] [--tables shared|child] [--proto tcp|udp] [--out DIR]\n       netns-bench --connect K [--reps N] [--out DIR]\n");
+			fprintf(stderr, "usage: netns-bench [--smoke] [--reps N] [--cap SOCKETS] [--cap-child SOCKETS] [--cap-reap SOCKETS] [--max-m-shared M] [--tables shared|child] [--proto tcp|udp] [--out DIR]\n       netns-bench --empty M [--reps N] [--proto tcp|udp] [--out DIR]\n       netns-bench --fixed M1,M2,... [--reps N] [--proto tcp|udp] [--out DIR]\n       netns-bench --memory M [--out DIR]\n       netns-bench --scale N1,N2,... [--reps N] [--tables shared|child] [--proto tcp|udp] [--out DIR]\n       netns-bench --section N1,N2,... [--reps N] [--tables shared|child] [--proto tcp|udp] [--out DIR]\n       netns-bench --connect K [--reps N] [--out DIR]\n       netns-bench --calibrate M [--reps N] [--out DIR]\n");
 			return 2;
 		}
 	}
@@ -1804,19 +2076,35 @@ int main(int argc, char **argv)
 	if (cap_child < 0)
 		cap_child = cap;
 	libbpf_set_print(NULL);
+	/* counting left on by a run that died */
+	walk_stats_switch(false);
+	if (cal_m)
+		calibrate_home();
 	/* fail before any world is built if the counters cannot open */
-	err = kcount_open(why, sizeof(why));
+	err = cal_m ? 0 : kcount_open(why, sizeof(why));
 	if (err) {
 		fprintf(stderr, "netns-bench: the kernel's counters: %s\n", why);
 		return 1;
 	}
 	kcount_close();
-	if (setrlimit(RLIMIT_NOFILE, &rl))
+	/* natively, nr_open may be lower: then as many as the hard limit */
+	if (setrlimit(RLIMIT_NOFILE, &rl) &&
+	    (getrlimit(RLIMIT_NOFILE, &rl) ||
+	     (rl.rlim_cur = rl.rlim_max, setrlimit(RLIMIT_NOFILE, &rl))))
 		die("RLIMIT_NOFILE");
+	if (cal_m && rl.rlim_cur < CAL_S2 + 1024) {
+		fprintf(stderr, "netns-bench: --calibrate holds %d sockets open, but only %llu files may be open (ulimit -Hn); raise the hard limit\n",
+			CAL_S2, (unsigned long long)rl.rlim_cur);
+		return 1;
+	}
 	self_ns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (self_ns < 0 || reap_netns_cookie_of(self_ns, self_ns, &self_cookie))
 		die("the cookie of this namespace");
 	mkdir(out, 0755);
+	if (cal_m) {
+		run_calibrate(cal_m, reps, out, in_guest() ? "guest" : "native");
+		return 0;
+	}
 	if (empty_m > 0) {
 		run_empty(empty_m, reps, out, p_first, p_last);
 		return 0;
@@ -1847,7 +2135,7 @@ int main(int argc, char **argv)
 	fprintf(csv, "backends %d\nchild_ehash_entries %d\nchild_udp_hash_entries %d\n",
 		NBACKENDS, CHILD_EHASH, CHILD_UDP_HASH);
 	fclose(csv);
-	csv = create(out, "results.csv", "tables,m,s,design,workload,reps,wall_ms_median,wall_ms_iqr,sys_ms_median,ratio_vs_global,ratio_vs_chained,sockets_seen,syscalls,per_netns_us,kernel_buckets,kernel_sockets,proto,wall_ms_p25,wall_ms_p75,kernel_allocs,kernel_pages,scope\n");
+	csv = create(out, "results.csv", "tables,m,s,design,workload,reps,wall_ms_median,wall_ms_iqr,sys_ms_median,ratio_vs_global,ratio_vs_chained,sockets_seen,syscalls,per_netns_us,kernel_buckets,kernel_sockets,proto,wall_ms_p25,wall_ms_p75,kernel_allocs,kernel_pages,scope,kernel_locks,kernel_prog_runs,wall_ms_samples\n");
 	printf("%-6s %4s %5s %-3s %-12s %-7s %10s %8s %8s %8s %8s %9s %8s %8s %9s %9s\n",
 	       "tables", "M", "S", "pro", "design", "work", "wall_ms", "iqr",
 	       "sys_ms", "x_global", "x_chain", "sockets", "syscalls",
