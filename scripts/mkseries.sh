@@ -120,39 +120,27 @@ done
 [ $fail = 0 ] || die "checkpatch.pl --strict: the issues above are not justified in kernel/series/checkpatch-checks"
 
 # Cover letter: subject and body from cover-letter.txt, with the benchmark
-# table (walk, S = 10) from docs/BENCHMARKS.md and the checkpatch results.
-bench=$(awk -F' *\\| *' '
-	/^## / { walk = ($0 == "## tcp walk") }
-	walk && NF > 10 && $4 == 10 {
-		k = $2 " " $3
-		if (!(k in seen)) { seen[k] = 1; keys[nk++] = k }
-		cell[k, $5] = sprintf("%.1f (%.2fx)", $6, $9)
-	}
-	END {
-		# designs that walk every socket
-		split("setns netns-arg chained global sock_diag", d, " ")
-		printf "  %-6s %4s %17s %17s %17s %17s %17s\n", "tables", "M", d[1], d[2], d[3], "whole-host", d[5]
-		for (i = 0; i < nk; i++) {
-			split(keys[i], kk, " ")
-			printf "  %-6s %4s", kk[1], kk[2]
-			for (j = 1; j <= 5; j++) printf " %17s", cell[keys[i], d[j]]
-			printf "\n"
-		}
-		# and the two that skip listeners, each against whole-host-conn
-		printf "\n  Connected sockets only (both walks skip the listeners):\n"
-		printf "  %-6s %4s %17s %17s\n", "tables", "M", "whole-host-conn", "chained-conn"
-		for (i = 0; i < nk; i++) {
-			split(keys[i], kk, " ")
-			printf "  %-6s %4s %17s %17s\n", kk[1], kk[2],
-				cell[keys[i], "global-conn"], cell[keys[i], "chained-conn"]
-		}
-	}' "$top/docs/BENCHMARKS.md")
+# table (walk, S = 10) that bench/report.sh wrote into docs/BENCHMARKS.md
+# and the checkpatch results.
+bench=$(awk '/<!-- cover-bench end -->/ { on = 0 }
+	on && /^```/ { fence = !fence; next }
+	on { print (fence && $0 != "" ? "  " : "") $0 }
+	/<!-- cover-bench begin -->/ { on = 1 }' "$top/docs/BENCHMARKS.md")
 [ -n "$bench" ] || die "docs/BENCHMARKS.md has no walk table; run 'make bench'"
 # The targeted design's index: its kill time against N, and its price.
 index=$({ grep -e "the index's kill took" -e '^Each socket the index holds adds' "$top/docs/BENCHMARKS.md"
 	  sed -n '/<!-- cover-index begin -->/,/<!-- cover-index end -->/p' "$top/docs/BENCHMARKS.md" |
 		grep -v '^<!--' || true; } | while IFS= read -r l; do echo "$l" | fmt -w 68 | sed '1s/^/- /; 2,$s/^/  /'; done)
 [ -n "$index" ] || die "docs/BENCHMARKS.md has no index section; run 'make bench-scale'"
+# The guest that measured it, from what make bench-scale recorded.
+index_guest=$(awk '/^netns_iter\.accel=/ { sub(/.*=/, ""); a = toupper($0) }
+	/^cpus:/ { c = $2 }
+	/^net\.ipv4\.tcp_ehash_entries/ { t = $NF }
+	/^net\.ipv4\.udp_hash_entries/ { u = $NF }
+	END { if (a == "" || c == "" || t == "" || u == "") exit 1
+	      printf "the bench kernel under QEMU with %s on %s vCPUs, shared tables of %s TCP\nand %s UDP slots", a, c, t, u }' \
+	"$top/docs/bench/guest-scale.txt") ||
+	die "docs/bench/guest-scale.txt does not record the guest's accelerator, CPUs and tables; run 'make bench-scale'"
 checks=$(awk -F'\t' '{ printf "  %d/%d: %s\n", $1, total, $2 }' total="$n" "$report"
 	 echo
 	 while IFS=$'\t' read -r pn text why; do
@@ -162,7 +150,7 @@ checks=$(awk -F'\t' '{ printf "  %d/%d: %s\n", $1, total, $2 }' total="$n" "$rep
 base="$(cat "$tree/.git/netns-iter-source" 2>/dev/null || echo "the pristine tree") (Linux $(make -s -C "$tree" kernelversion 2>/dev/null))"
 cover=$(ls "$out"/0000-cover-letter.patch)
 subject=$(head -n1 "$sdir/cover-letter.txt")
-BENCH=$bench INDEX=$index CHECKPATCH=$checks BASE=$base SUBJECT=$subject \
+BENCH=$bench INDEX=$index INDEX_GUEST=$index_guest CHECKPATCH=$checks BASE=$base SUBJECT=$subject \
 BODY=$(tail -n +3 "$sdir/cover-letter.txt") awk '
 	# put(S, KEY, VALUE): S with every KEY replaced by VALUE.
 	function put(s, key, value,    p, out) {
@@ -176,6 +164,7 @@ BODY=$(tail -n +3 "$sdir/cover-letter.txt") awk '
 	BEGIN {
 		body = ENVIRON["BODY"]
 		body = put(body, "@BENCH@", ENVIRON["BENCH"])
+		body = put(body, "@INDEX_GUEST@", ENVIRON["INDEX_GUEST"])
 		body = put(body, "@INDEX@", ENVIRON["INDEX"])
 		body = put(body, "@CHECKPATCH@", ENVIRON["CHECKPATCH"])
 		body = put(body, "@BASE@", ENVIRON["BASE"])

@@ -4,6 +4,8 @@
 # writes docs/BENCHMARKS.md and README's headline exactly as committed,
 # and the bound patch 8's message states is the one it computes.
 # A figure edited by hand, or a CSV committed without its report, fails.
+# The paired comparison behind every verdict is checked on ratios whose
+# answer is known.
 
 load ../bats/helpers
 
@@ -48,4 +50,26 @@ teardown() {
 	# the message is wrapped: compare it as one line
 	tr '\n' ' ' < "$TOP/kernel/series/08-open-coded.msg" | tr -s ' ' |
 		grep -qiF "$said" || fail "kernel/series/08-open-coded.msg does not say: $said"
+}
+
+# The paired comparison every verdict rests on (PAIR in bench/report.sh).
+pair_awk() {
+	eval "$(sed -n "/^PAIR='/,/^'\$/p" "$TOP/bench/report.sh")"
+	awk "$PAIR$1" < /dev/null
+}
+
+@test "the sign test's interval: which ratios bound the median, with what coverage" {
+	# k is the largest with 1 - 2 P(X < k) >= 95%, X binomial(R, 1/2)
+	run pair_awk 'BEGIN { for (r = 5; r <= 15; r += 2) printf "%d %d %.1f\n", r, signk(r), 100 * signcov(r) }'
+	assert_output "$(printf '5 1 93.8\n7 1 98.4\n9 2 96.1\n11 2 98.8\n13 3 97.8\n15 4 96.5')"
+}
+
+@test "a paired verdict: slower or faster only when the whole interval leaves 1" {
+	run pair_awk 'BEGIN {
+		pair("11;12;13;14;15;16;17", "10;10;10;10;10;10;10"); print pr["v"], pfmt()
+		pair("9;9;9;9;9;9;9", "10;11;10;12;10;10;10"); print pr["v"], pfmt()
+		pair("9;11;9;9;9;9;9", "10;10;10;10;10;10;10"); print pr["v"], pfmt()
+		pair("11;12;13;14;15", "10;10;10;10;10"); print pr["v"], pfmt() }'
+	assert_output "$(printf '%s\n' 'slower 1.40x (1.10 to 1.70)' 'faster 0.90x (0.75 to 0.90)' \
+		'not told apart 0.90x (0.90 to 1.10)' 'not told apart 1.30x (1.10 to 1.50)')"
 }
