@@ -80,6 +80,8 @@ function upair(A, B,   a, b, na, nb) {
 function pmed(x, n) { return n % 2 ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2 }
 function signk(n,   k) { for (k = 1; k + 1 <= n / 2 && pconf(n, k + 1) >= 0.95; k++) ; return k }
 function signcov(n) { return pconf(n, signk(n)) }
+# pord(k): "" for the 1st, else "2nd ", "3rd ", "kth ", before "lowest"
+function pord(k) { return k == 1 ? "" : (k == 2 ? "2nd" : k == 3 ? "3rd" : k "th") " " }
 function pfmt() { return sprintf("%.2fx (%.2f to %.2f)", pr["med"], pr["lo"], pr["hi"]) }
 # verdicts(A, B): design A against B at every point and workload of LOAD
 # where both ran, printed as how many are faster, not told apart and
@@ -106,9 +108,7 @@ function verdicts(A, B,   i, x, n, v, sl, bk) {
 sign_text() {
 	awk -F, "$HDR$PAIR"'{ r = $h["reps"]; exit }
 	END { k = signk(r)
-	      printf "%d repetitions: the %s lowest and highest ratios, %.1f%%", r,
-		k == 1 ? "" : k == 2 ? "2nd" : k == 3 ? "3rd" : k "th", 100 * signcov(r) }' "$all" |
-		sed 's/the  lowest/the lowest/'
+	      printf "%d repetitions: the %slowest and highest ratios, %.1f%%", r, pord(k), 100 * signcov(r) }' "$all"
 }
 
 # col NAME: the column number of NAME in the CSV header.
@@ -935,7 +935,7 @@ index_section() {
 	echo "kretprobe); each loop here closes its sockets, so the hooks on close are"
 	echo "in its time."
 	echo
-	awk -F, "$HDR"'
+	awk -F, "$HDR$PAIR"'
 	{
 		k = $h["rep"] SUBSEP $h["proto"]
 		v[k SUBSEP $h["index"] SUBSEP "cps"] = $h["connects_per_s"]
@@ -944,23 +944,14 @@ index_section() {
 		rows[$h["rep"]]++
 		kk = $h["connects"]
 	}
-	function sort(a, n,   i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t } }
-	function med(a, n) { sort(a, n); return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
 	# the median over the repetitions of measure m of proto p with index s
-	function mid(p, s, m,   a, j) { for (j = 1; j <= nr; j++) a[j] = v[reps[j], p, s, m]; return med(a, nr) }
+	function mid(p, s, m,   a, j) { for (j = 1; j <= nr; j++) a[j] = v[reps[j], p, s, m]; psort(a, nr); return pmed(a, nr) }
 	# the paired ratios on / off: median, and the kth lowest and kth
-	# highest into r[]
+	# highest into r[] (the sign test'"'"'s interval, PAIR)
 	function paired(p, m,   a, j) {
 		for (j = 1; j <= nr; j++) a[j] = v[reps[j], p, "on", m] / v[reps[j], p, "off", m]
-		r["med"] = med(a, nr); r["lo"] = a[kth]; r["hi"] = a[nr + 1 - kth]
-	}
-	# the probability that the kth lowest and kth highest of n ratios hold
-	# their median: 1 - 2 P(B <= k - 1), B binomial(n, 1/2)
-	function ord(k) { return k == 1 ? "" : (k == 2 ? "2nd" : k == 3 ? "3rd" : k "th") " " }
-	function conf(n, k,   c, t, i) {
-		c = 1; t = 0
-		for (i = 0; i < k; i++) { t += c; c = c * (n - i) / (i + 1) }
-		return 1 - 2 * t / 2 ^ n
+		psort(a, nr)
+		r["med"] = pmed(a, nr); r["lo"] = a[kth]; r["hi"] = a[nr + 1 - kth]
 	}
 	function verdict(more_is_better) {
 		if (r["lo"] > 1) return more_is_better ? "faster with the index" : "slower with the index"
@@ -971,9 +962,9 @@ index_section() {
 		# the repetitions with all four rows: both protocols, both states
 		for (x in rows) if (rows[x] == 4) reps[++nr] = x
 		if (!nr) exit
-		for (kth = 1; kth < nr / 2 && conf(nr, kth + 1) >= 0.95; kth++);
+		kth = signk(nr)
 		printf "%d connections a repetition, %d repetitions: the intervals below, from the %slowest to the %shighest ratio, hold the median ratio with probability %.1f%%.\n\n",
-			kk, nr, ord(kth), ord(kth), 100 * conf(nr, kth)
+			kk, nr, pord(kth), pord(kth), 100 * pconf(nr, kth)
 		print "| protocol | measure | without the index (median) | with it (median) | with / without (paired: median, interval) | verdict |"
 		print "| --- | --- | --- | --- | --- | --- |"
 		split("cps p50 p99", ms, " ")
@@ -1001,7 +992,7 @@ index_section() {
 		for (pi = 1; pi <= 2; pi++) {
 			p = pi == 1 ? "tcp" : "udp"
 			printf "With the index attached, %s connections per second were %.3fx those without it (paired over %d repetitions, %.3fx to %.3fx with %.1f%% confidence), and connect() took %.3fx as long at the median (%.3fx to %.3fx).\n",
-				toupper(p), cm[p], nr, cl[p], ch[p], 100 * conf(nr, kth), lm[p], ll[p], lh[p]
+				toupper(p), cm[p], nr, cl[p], ch[p], 100 * pconf(nr, kth), lm[p], ll[p], lh[p]
 		}
 		print "<!-- cover-index end -->"
 		print ""
