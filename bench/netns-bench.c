@@ -81,6 +81,7 @@
  * costs M x M x S.
  */
 #include <arpa/inet.h>
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -130,6 +131,7 @@
 
 static int child_ehash = CHILD_EHASH, child_udp_hash = CHILD_UDP_HASH;
 
+/* The index and its control come last: run_scale() times them apart. */
 enum design {
 	D_SETNS, D_NETNS_ARG, D_CHAINED, D_CHAINED_CONN, D_GLOBAL,
 	D_GLOBAL_CONN, D_DIAG, D_INDEX, D_TUPLE, N_DESIGNS
@@ -424,25 +426,42 @@ static void enter_pod(const struct pod *p, bool *entered)
 	*entered = true;
 }
 
-/*
- * Reconnect every client a reap destroyed, untimed: a TCP client that
- * reads an error or EOF, a UDP client that an abort disconnected.
- * Return how many.  Every UDP client to reconnect is closed first, in
- * every pod, as a TCP client's abort already closed it: the index then
- * drops the stale address once it has no socket left, and each trial
- * finds the same window (bpf/index.h) whatever the trials before it.
- */
-static int rebuild(int proto)
+/* Whether pod @i's TCP client @j is dead: it reads an error or EOF. */
+static bool tcp_client_dead(int i, int j)
+{
+	char c;
+
+	return recv(pods[i].cfd[j], &c, 1, MSG_DONTWAIT) >= 0 ||
+	       errno != EAGAIN;
+}
+
+/* Whether pod @i's UDP client @j is dead: an abort disconnected it. */
+static bool udp_client_dead(int i, int j)
 {
 	struct sockaddr_in peer;
+	socklen_t len = sizeof(peer);
+
+	return getpeername(pods[i].ucfd[j], (void *)&peer, &len) != 0;
+}
+
+/*
+ * Reconnect the clients of the first @nb backends (what a reap destroys)
+ * that a reap destroyed, untimed, and return how many.  Only those are
+ * looked at: a test of every client of the world would touch each of its
+ * sockets before every timed run, and leave the next run the emulator's
+ * caches of a world-wide sweep (check_world() looks at the others, once a
+ * point).  Every UDP client to reconnect is closed first, in every pod,
+ * as a TCP client's abort already closed it: the index then drops the
+ * stale address once it has no socket left, and each trial finds the
+ * same window (bpf/index.h) whatever the trials before it.
+ */
+static int rebuild(int proto, int nb)
+{
 	int i, j, n = 0;
-	socklen_t len;
-	char c;
 
 	for (i = 0; proto == IPPROTO_UDP && i < npods; i++) {
 		for (j = 0; j < pods[i].nudp; j++) {
-			len = sizeof(peer);
-			if (getpeername(pods[i].ucfd[j], (void *)&peer, &len)) {
+			if (backend_of(i, j) < nb && udp_client_dead(i, j)) {
 				close(pods[i].ucfd[j]);
 				pods[i].ucfd[j] = -1;
 			}
@@ -453,8 +472,7 @@ static int rebuild(int proto)
 		bool entered = false;
 
 		for (j = 0; proto == IPPROTO_TCP && j < p->nconn; j++) {
-			if (recv(p->cfd[j], &c, 1, MSG_DONTWAIT) < 0 &&
-			    errno == EAGAIN)
+			if (backend_of(i, j) >= nb || !tcp_client_dead(i, j))
 				continue;
 			enter_pod(p, &entered);
 			close(p->cfd[j]);
@@ -473,6 +491,32 @@ static int rebuild(int proto)
 			die("setns back");
 	}
 	return n;
+}
+
+/*
+ * After the reaps of a point: no client of another backend than the
+ * first @nb was destroyed.  A reap that kills another is a bug.
+ */
+static void check_world(int proto, int nb, const char *workload,
+			const enum design *designs, int n)
+{
+	int i, j, nc, d;
+
+	for (i = 0; i < npods; i++) {
+		nc = proto == IPPROTO_TCP ? pods[i].nconn : pods[i].nudp;
+		for (j = 0; j < nc; j++) {
+			if (backend_of(i, j) < nb ||
+			    !(proto == IPPROTO_TCP ? tcp_client_dead(i, j) :
+						     udp_client_dead(i, j)))
+				continue;
+			fprintf(stderr, "netns-bench: a %s %s destroyed client %d of pod %d, of a backend it does not name: a reap that kills another is a bug; one of:",
+				proto == IPPROTO_TCP ? "tcp" : "udp", workload, j, i);
+			for (d = 0; d < n; d++)
+				fprintf(stderr, " %s", design_names[designs[d]]);
+			fputc('\n', stderr);
+			exit(1);
+		}
+	}
 }
 
 /* The clients of the first @nbackends backends: what a reap destroys. */
@@ -674,6 +718,7 @@ struct result {
 	double calls, allocs, pages;	/* kernel counts, of one run */
 	long long walk[WALK_N];		/* -1: no kernel counters */
 	double samples[MAX_REPS];	/* wall times, in repetition order */
+	int reps;			/* how many */
 };
 
 static double iqr(const struct result *r)
@@ -933,6 +978,30 @@ static bool runs(int proto, enum design d)
 }
 
 /*
+ * Trials that start cold (run_scale()): before each, the driver writes
+ * COLD_BYTES of its own memory (65536 pages), more than the last-level
+ * caches of the hosts this runs on, so that little of what a trial finds
+ * cached depends on what the trial before it touched, or on how much of
+ * the world fits in the cache.
+ */
+#define COLD_BYTES	(256UL << 20)
+static bool cold_trials;
+
+static void go_cold(void)
+{
+	static unsigned char pass;
+	static char *buf;
+
+	if (!buf) {
+		buf = malloc(COLD_BYTES);
+		if (!buf)
+			die("malloc");
+	}
+	memset(buf, ++pass, COLD_BYTES);
+	asm volatile("" : : "r"(buf) : "memory");	/* not elided */
+}
+
+/*
  * One run of design @d.  Only run_once() is inside the wall time; with
  * @count, the kernel's counters (open) are read around it.  A reap's
  * victims are rebuilt afterwards, untimed, and checked: a reap that
@@ -951,6 +1020,8 @@ static void run_trial(struct reap_bpf *skel, int proto, enum design d,
 	memset(skel->bss, 0, sizeof(*skel->bss));
 	if (d == D_TUPLE)
 		find_targets(proto, nb);
+	if (cold_trials)
+		go_cold();
 	if (count)
 		counted = walk_stats(v0);
 	cpu0 = sys_ms();
@@ -978,7 +1049,7 @@ static void run_trial(struct reap_bpf *skel, int proto, enum design d,
 			t->seen, world_sockets(proto, d));
 		exit(1);
 	}
-	n_rebuilt = kill ? rebuild(proto) : 0;
+	n_rebuilt = kill ? rebuild(proto, nb) : 0;
 	if (kill && n_rebuilt != clients_of(proto, nb)) {
 		fprintf(stderr, "netns-bench: %s %s %s destroyed the wrong sockets: %d clients had to be rebuilt, %d expected\n",
 			proto == IPPROTO_TCP ? "tcp" : "udp", design_names[d],
@@ -1046,9 +1117,12 @@ static void measure(int proto, enum workload w, const enum design *designs,
 	walk_stats_switch(false);
 	kcount_close();
 out:
+	if (w != W_WALK)
+		check_world(proto, nb, workload_names[w], designs, n);
 	for (i = 0; i < n; i++) {
 		d = designs[i];
 		reap_bpf__destroy(skel[d]);
+		res[d].reps = reps;
 		res[d].wall = quantile(wall[d], reps, 0.5);
 		res[d].wall_p25 = quantile(wall[d], reps, 0.25);
 		res[d].wall_p75 = quantile(wall[d], reps, 0.75);
@@ -1673,7 +1747,11 @@ static void index_size(__u64 *entries, __u64 *bytes, long n_world)
  * child tables of the matrix's sizes.  A trial destroys the clients of a
  * stale backend, one in each of the first SCALE_STALE namespaces (the RFC
  * destroyed 1 to 5 sockets a trial), with every design; DIR/scale.csv,
- * with the seconds the point took to build its world and to measure.
+ * with the seconds the point took to build its world and to measure, and
+ * every trial's wall time.  Every design runs @reps trials in rotation
+ * ("warm": each trial finds what the one before it left cached); the
+ * index and diag-tuple, which look sockets up and walk nothing, run
+ * MAX_REPS more apart, each from a cold start ("cold", go_cold()).
  * The stale backend has an address of its own (backend_addr()).  The
  * index runs for the whole of it (netns-reap index start): its programs
  * fill it as the worlds are built, and the other designs' destroys run
@@ -1685,15 +1763,15 @@ static void index_size(__u64 *entries, __u64 *bytes, long n_world)
 static void run_scale(const long *ns, int nn, int reps, const char *out,
 		      int t_first, int t_last, int p_first, int p_last)
 {
-	int protos[] = { IPPROTO_TCP, IPPROTO_UDP }, t, pi, i, n;
-	struct result r[N_DESIGNS];
+	int protos[] = { IPPROTO_TCP, IPPROTO_UDP }, t, pi, i, k, n;
+	struct result r[N_DESIGNS], rc[N_DESIGNS];
 	enum design ds[N_DESIGNS];
 	__u64 entries, bytes;
 	double t0, t1, t2, tm;
 	FILE *csv, *icsv;
 	int d;
 
-	csv = create(out, "scale.csv", "tables,proto,m,n,design,reps,wall_ms_median,wall_ms_iqr,wall_ms_p25,wall_ms_p75,sys_ms_median,destroyed,sockets_seen,syscalls,kernel_allocs,ratio_vs_global,scope,world_s,measure_s,wall_ms_min,wall_ms_max,index_slots\n");
+	csv = create(out, "scale.csv", "tables,proto,m,n,design,start,reps,wall_ms_median,wall_ms_iqr,wall_ms_p25,wall_ms_p75,sys_ms_median,destroyed,sockets_seen,syscalls,kernel_allocs,ratio_vs_global,scope,world_s,measure_s,wall_ms_min,wall_ms_max,index_slots,wall_ms_samples\n");
 	icsv = create(out, "index.csv", "tables,proto,m,n,entries,map_bytes,bytes_per_entry\n");
 	scale_world = true;
 	index_ctl("stop");	/* a fresh index, not one left running */
@@ -1721,26 +1799,49 @@ static void run_scale(const long *ns, int nn, int reps, const char *out,
 					    (t || ns[i] <= SCALE_WALK_CAP ||
 					     !per_netns(d)))
 						ds[n++] = d;
+				/*
+				 * Every design in rotation; then the index
+				 * and its control (the last two designs)
+				 * again, apart and from a cold start each
+				 * (go_cold()), MAX_REPS times: a kill of 5
+				 * sockets is short, and what it finds cached
+				 * decides much of its time.
+				 */
 				measure(protos[pi], W_REAP1, ds, n, reps, r);
+				assert(ds[n - 2] == D_INDEX && ds[n - 1] == D_TUPLE);
+				cold_trials = true;
+				measure(protos[pi], W_REAP1, ds + n - 2, 2,
+					MAX_REPS, rc);
+				cold_trials = false;
 				t2 = now();
-				for (d = 0; d < n; d++) {
-					struct result *x = &r[ds[d]];
+				for (d = 0; d < n + 2; d++) {
+					bool cold = d >= n;
+					enum design e = ds[cold ? d - 2 : d];
+					struct result *x = cold ? &rc[e] : &r[e];
+					char ratio[32] = "";
 
-					fprintf(csv, "%s,%s,%d,%ld,%s,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%d,%lu,%.0f,%.0f,%.3f,%s,%.1f,%.1f,%.4f,%.4f,%s\n",
+					if (!cold)
+						snprintf(ratio, sizeof(ratio), "%.3f",
+							 x->wall / r[global_of(e, protos[pi])].wall);
+					fprintf(csv, "%s,%s,%d,%ld,%s,%s,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%d,%lu,%.0f,%.0f,%s,%s,%.1f,%.1f,%.4f,%.4f,%s,",
 						t ? "child" : "shared", tcp ? "tcp" : "udp",
-						SCALE_M, ns[i], design_names[ds[d]], reps,
+						SCALE_M, ns[i], design_names[e],
+						cold ? "cold" : "warm", x->reps,
 						x->wall, iqr(x), x->wall_p25, x->wall_p75,
 						x->sys, clients_of(protos[pi], 1), x->seen,
-						x->calls, x->allocs,
-						x->wall / r[global_of(ds[d], protos[pi])].wall,
-						connected_only(ds[d]) && !tcp ? "all" : design_scope(ds[d]),
+						x->calls, x->allocs, ratio,
+						connected_only(e) && !tcp ? "all" : design_scope(e),
 						(t1 - t0) / 1e3, (t2 - tm) / 1e3,
 						x->wall_min, x->wall_max,
-						ds[d] == D_INDEX ? slots_of(x) : "");
-					printf("scale %-6s %s %8ld %-12s %10.3f %8.3f %9lu\n",
+						e == D_INDEX ? slots_of(x) : "");
+					for (k = 0; k < x->reps; k++)
+						fprintf(csv, "%s%.4f", k ? ";" : "",
+							x->samples[k]);
+					fputc('\n', csv);
+					printf("scale %-6s %s %8ld %-12s %-4s %10.3f %8.3f %9lu\n",
 					       t ? "child" : "shared", tcp ? "tcp" : "udp",
-					       ns[i], design_names[ds[d]], x->wall, iqr(x),
-					       x->seen);
+					       ns[i], design_names[e], cold ? "cold" : "warm",
+					       x->wall, iqr(x), x->seen);
 				}
 				printf("# scale %s %s N=%ld: world built in %.1f s, measured in %.1f s\n",
 				       t ? "child" : "shared", tcp ? "tcp" : "udp",

@@ -8,7 +8,8 @@ load helpers
 setup_file() {
 	OUT=$BATS_FILE_TMPDIR/bench
 	export OUT
-	"$BUILD/bin/netns-bench" --smoke --out "$OUT" > "$BATS_FILE_TMPDIR/log" 2>&1
+	"$BUILD/bin/netns-bench" --smoke --out "$OUT" > "$BATS_FILE_TMPDIR/log" 2>&1 ||
+		{ tail -n 5 "$BATS_FILE_TMPDIR/log" >&3; return 1; }
 }
 
 @test "bench-smoke writes one CSV row per point, design and workload" {
