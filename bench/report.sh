@@ -78,7 +78,22 @@ function upair(A, B,   a, b, na, nb) {
 	pr["lo"] = a[1] / b[nb]; pr["hi"] = a[na] / b[1]
 }
 function pmed(x, n) { return n % 2 ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2 }
-function signk(n,   k) { for (k = 1; k + 1 <= n / 2 && pconf(n, k + 1) >= 0.95; k++) ; return k }
+function signk(n) { return signkc(n, 0.95) }
+# signkc(n, c): the k whose kth lowest and highest of n bound the median
+# with coverage c or more, the largest such
+function signkc(n, c,   k) { for (k = 1; k + 1 <= n / 2 && pconf(n, k + 1) >= c; k++) ; return k }
+# uratio(A, B): A and B from different worlds, not paired: pr["med"] the
+# ratio of their medians; pr["lo"] and pr["hi"] A'"'"'s median bounds over
+# B'"'"'s, each sample'"'"'s median bounded with 97.5% or more (from 7 trials
+# up), so that the ratio'"'"'s interval covers with pr["cov"], 95% or more.
+function uratio(A, B,   a, b, na, nb, ka, kb) {
+	na = split(A, a, ";"); nb = split(B, b, ";")
+	psort(a, na); psort(b, nb)
+	ka = signkc(na, 0.975); kb = signkc(nb, 0.975)
+	pr["med"] = pmed(a, na) / pmed(b, nb)
+	pr["lo"] = a[ka] / b[nb + 1 - kb]; pr["hi"] = a[na + 1 - ka] / b[kb]
+	pr["cov"] = pconf(na, ka) + pconf(nb, kb) - 1
+}
 function signcov(n) { return pconf(n, signk(n)) }
 # pord(k): "" for the 1st, else "2nd ", "3rd ", "kth ", before "lowest"
 function pord(k) { return k == 1 ? "" : (k == 2 ? "2nd" : k == 3 ? "3rd" : k "th") " " }
@@ -101,6 +116,18 @@ function verdicts(A, B,   i, x, n, v, sl, bk) {
 		v["child" SUBSEP "faster"], v["child" SUBSEP "not told apart"], v["child" SUBSEP "slower"]
 	if (sl != "") printf " Slower:%s", sl
 }
+'
+
+# What an empty namespace costs each design in the guest, from fixed.csv:
+# fixed_row() takes a row, nscost(p, d) is the us a namespace adds to
+# design d's walk of protocol p, from the fewest namespaces to the most.
+NSCOST='
+function fixed_row(   k) {
+	k = $h["proto"] SUBSEP $h["design"]
+	if (!(k in lo) || $h["m"] < lo[k]) { lo[k] = $h["m"]; wl[k] = $h["wall_ms_median"] }
+	if (!(k in hi) || $h["m"] > hi[k]) { hi[k] = $h["m"]; wh[k] = $h["wall_ms_median"] }
+}
+function nscost(p, d,   k) { k = p SUBSEP d; return hi[k] > lo[k] ? (wh[k] - wl[k]) * 1000 / (hi[k] - lo[k]) : 0 }
 '
 
 # sign_text: the matrix's repetitions, and which of their paired ratios
@@ -732,10 +759,14 @@ scale_tables() {
 # scale_section: the RFC's table (netns-bench --scale, make bench-scale)
 # beside the RFC's own numbers (docs/bench/rfc.csv, quoted from the RFC).
 scale_section() {
-	local sc rfc destroyed slots gs
+	local sc rfc destroyed slots gs reps ireps
 	sc=$(pick scale.csv) rfc=$(pick rfc.csv)
 	[ -s "$sc" ] || return 0
 	destroyed=$(awk -F, "$HDR"' { print $h["destroyed"]; exit }' "$sc")
+	awk -F, "$HDR"' NR == 1 && !("wall_ms_samples" in h && "start" in h) { exit 1 }' "$sc" ||
+		{ echo "report.sh: $sc has no wall_ms_samples or start column: rerun make bench-scale" >&2; exit 1; }
+	ireps=$(awk -F, "$HDR"' $h["design"] == "index" && $h["start"] == "cold" { print $h["reps"]; exit }' "$sc")
+	reps=$(awk -F, "$HDR"' $h["design"] == "setns" { print $h["reps"]; exit }' "$sc")
 	slots=$(awk -F, "$HDR"' $h["design"] == "index" { v[$h["index_slots"]] = 1 }
 		END { for (x in v) s = s (s == "" ? "" : " or ") x; print s }' "$sc")
 	gs=$(guest_of guest-scale.txt)
@@ -772,17 +803,25 @@ scale_section() {
 	echo "diag-tuple is its control: for each socket to destroy, \`setns()\` into its"
 	echo "namespace and one \`SOCK_DESTROY\` naming its tuple, which the driver"
 	echo "already knows: the kernel's own lookup and destroy of the same sockets,"
-	echo "with no BPF, as an agent keeping its index in user space would do. Both"
-	echo "grow with N although neither does more lookups or destroys; how much of that is the"
-	echo "lookup and destroy they share, the index's maps (which hold every"
-	echo "connected socket of the host) or what touching memory costs a larger"
-	echo "guest under $(accel "$gs") is not measured here. \"-\" marks the points"
+	echo "with no BPF, as an agent keeping its index in user space would do."
+	echo "Every design ran $reps trials in rotation, each finding cached what the"
+	echo "trial before it left (\"warm\"); the index and diag-tuple then ran"
+	echo "$ireps more, apart from the walks, each after \`netns-bench\` wrote 256 MiB"
+	echo "of its own memory (\"cold\": what a trial finds cached no longer"
+	echo "depends on what ran before it, nor on how much of the world the cache"
+	echo "holds). A kill of a few sockets is short enough under $(accel "$gs") that"
+	echo "what it finds cached decides much of its time, and the ratios to the"
+	echo "walks are between warm runs. What the rest of a kill's growth with N"
+	echo "is (the hash chains that lengthen as N sockets fill tables of a fixed"
+	echo "size, the index's maps, which hold every connected socket of the host,"
+	echo "or what touching memory costs a larger guest under $(accel "$gs")) is not"
+	echo "measured here. \"-\" marks the points"
 	echo "where a design did not run: on shared tables above 100k sockets each"
 	echo "per-namespace walk would visit every socket of the host once per"
 	echo "namespace, so only the whole-host walks, the index and its control run"
 	echo "there."
 	echo
-	awk -F, -v rfc="$rfc" "$COUNT$HDR"'
+	awk -F, -v rfc="$rfc" "$COUNT$HDR$PAIR"'
 	BEGIN { while ((getline l < rfc) > 0) { split(l, x, ","); if (x[1] + 0 > 0) { r[x[1]] = x[2]; if (x[3] != "") sh[x[1]] = x[3] } } }
 	{
 		g = $h["tables"] SUBSEP $h["proto"]
@@ -790,20 +829,19 @@ scale_section() {
 		k = g SUBSEP $h["n"]
 		if (!(k in seenn)) { seenn[k] = 1; ns[g, ++nn[g]] = $h["n"] }
 		if ($h["n"] + 0 > top[g]) top[g] = $h["n"] + 0
-		w[k SUBSEP $h["design"]] = $h["wall_ms_median"]
-		q[k SUBSEP $h["design"]] = $h["wall_ms_iqr"]
-		wmin[k SUBSEP $h["design"]] = $h["wall_ms_min"]
-		wmax[k SUBSEP $h["design"]] = $h["wall_ms_max"]
-		sl[k SUBSEP $h["design"]] = $h["index_slots"]
-		if ($h["design"] == "setns" && $h["n"] + 0 > stop[g]) stop[g] = $h["n"] + 0
-		reps = $h["reps"]
+		# a cold run is a design of its own: "index cold"
+		d = $h["design"] ($h["start"] == "cold" ? " cold" : "")
+		w[k SUBSEP d] = $h["wall_ms_median"]
+		q[k SUBSEP d] = $h["wall_ms_iqr"]
+		smp[k SUBSEP d] = $h["wall_ms_samples"]
+		sl[k SUBSEP d] = $h["index_slots"]
+		if (d == "setns" && $h["n"] + 0 > stop[g]) stop[g] = $h["n"] + 0
+		if ($h["start"] == "cold") creps = $h["reps"]; else wreps = $h["reps"]
 	}
 	# ms: a time to a tenth of a microsecond below 0.1 ms
 	function ms(v) { return v < 0.1 ? sprintf("%.4f", v) : v < 1 ? sprintf("%.3f", v) : v < 10 ? sprintf("%.2f", v) : sprintf("%.1f", v) }
 	# cell: design d at point k, its median and IQR; "-" if it did not run
 	function cell(k, d) { return (k SUBSEP d) in w ? sprintf("%s (%s)", ms(w[k SUBSEP d]), ms(q[k SUBSEP d])) : "-" }
-	# diag-tuple at point k over point b, or why not
-	function dt(b, k) { return (b SUBSEP "diag-tuple") in w && (k SUBSEP "diag-tuple") in w ? sprintf("%.2fx", w[k SUBSEP "diag-tuple"] / w[b SUBSEP "diag-tuple"]) : "did not run" }
 	function ratio(k, a, b,   v) {
 		if (!((k SUBSEP a) in w) || !w[k SUBSEP b]) return "-"
 		v = w[k SUBSEP a] / w[k SUBSEP b]
@@ -813,18 +851,18 @@ scale_section() {
 		for (i = 1; i <= ng; i++) {
 			split(groups[i], x, SUBSEP); g = groups[i]
 			conn = x[2] == "tcp" ? "global-conn" : "global"
-			printf "### %s, %s tables (median of %d trials, ms; IQR in brackets)\n\n", toupper(x[2]), x[1], reps
+			printf "### %s, %s tables (median of %d trials, cold runs of %d; ms; IQR in brackets)\n\n", toupper(x[2]), x[1], wreps, creps
 			printf "| N | RFC per-netns ms | RFC / RFC at 10k | RFC sockhash ms | setns | setns / setns at 10k | netns-arg | chained |"
 			if (x[2] == "tcp") printf " chained-conn |"
 			printf " global |"
 			if (x[2] == "tcp") printf " global-conn |"
-			printf " sock_diag | index | diag-tuple | setns / global | chained / global |"
+			printf " sock_diag | index | diag-tuple | index, cold | diag-tuple, cold | setns / global | chained / global |"
 			if (x[2] == "tcp") printf " chained-conn / global-conn |"
 			printf " index / %s | index / diag-tuple |", conn
 			print ""
 			printf "| --- | --- | --- | --- | --- | --- | --- | --- |"
 			if (x[2] == "tcp") printf " --- | --- | --- |"
-			print " --- | --- | --- | --- | --- | --- | --- | --- |"
+			print " --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 			base = w[g SUBSEP 10000 SUBSEP "setns"]
 			for (j = 1; j <= nn[g]; j++) {
 				n = ns[g, j]; k = g SUBSEP n
@@ -837,8 +875,9 @@ scale_section() {
 				if (x[2] == "tcp") printf " %s |", cell(k, "chained-conn")
 				printf " %s |", cell(k, "global")
 				if (x[2] == "tcp") printf " %s |", cell(k, "global-conn")
-				printf " %s | %s | %s | %s | %s |", cell(k, "sock_diag"), cell(k, "index"),
-					cell(k, "diag-tuple"), ratio(k, "setns", "global"), ratio(k, "chained", "global")
+				printf " %s | %s | %s | %s | %s | %s | %s |", cell(k, "sock_diag"), cell(k, "index"),
+					cell(k, "diag-tuple"), cell(k, "index cold"), cell(k, "diag-tuple cold"),
+					ratio(k, "setns", "global"), ratio(k, "chained", "global")
 				if (x[2] == "tcp") printf " %s |", ratio(k, "chained-conn", "global-conn")
 				printf " %s | %s |", ratio(k, "index", conn), ratio(k, "index", "diag-tuple")
 				print ""
@@ -853,24 +892,20 @@ scale_section() {
 					count(n), r[n] / r[10000], w[k SUBSEP "setns"] / w[b SUBSEP "setns"],
 					w[k SUBSEP "chained"] / w[b SUBSEP "chained"],
 					w[k SUBSEP "global"] / w[b SUBSEP "global"]
-			# the index from 10k to the largest N: the ratio of medians,
-			# and the fastest trial at N over the slowest at 10k to the
-			# slowest over the fastest, which holds the ratio of the true
-			# medians with probability at least 1 - 4 x 2^-trials (each
-			# median lies above its sample'"'"'s fastest and below its
-			# slowest, each with 1 - 2^-trials)
+			# the index from 10k to the largest N, cold and warm: the
+			# ratio of medians and its interval (uratio())
 			n = top[g]; k = g SUBSEP n
-			if (n > 10000 && (b SUBSEP "index") in w && (k SUBSEP "index") in w && w[b SUBSEP conn]) {
-				gi = w[k SUBSEP "index"] / w[b SUBSEP "index"]
-				blo = wmin[k SUBSEP "index"] / wmax[b SUBSEP "index"]
-				bhi = wmax[k SUBSEP "index"] / wmin[b SUBSEP "index"]
-				printf "%s, %s tables: from N = 10k to %s the index'"'"'s kill took %.2fx the time, %.2fx to %.2fx (the fastest trial at %s over the slowest at 10k, and the slowest over the fastest: an interval with %.1f%% confidence): %s. It read %d window positions at 10k and %d at %s: its work did not change while N grew %dx. The whole-host walk of the same sockets took %s; diag-tuple, the kernel'"'"'s lookup and destroy of the same sockets by tuple without BPF, %s, and the index took %s of diag-tuple'"'"'s time at 10k and %s at %s.\n\n",
-					toupper(x[2]), x[1], count(n), gi, blo, bhi, count(n),
-					100 * (1 - 4 * 2 ^ -reps),
-					(bhi <= 2 ? "within 2x" : blo > 2 ? "more than 2x" : blo > 1 ? "it grew, and whether by more than 2x is inside the noise" : "whether it grew at all is inside the noise"),
+			if (n > 10000 && (b SUBSEP "index cold") in w && (k SUBSEP "index cold") in w && w[b SUBSEP conn]) {
+				uratio(smp[k SUBSEP "index cold"], smp[b SUBSEP "index cold"])
+				gi = pfmt(); cov = pr["cov"]
+				verdict = pr["hi"] <= 2 ? "within 2x" : pr["lo"] > 2 ? "more than 2x" : pr["lo"] > 1 ? "it grew, and whether by more than 2x is inside the noise" : "whether it grew at all is inside the noise"
+				uratio(smp[k SUBSEP "index"], smp[b SUBSEP "index"]); gw = pfmt(); covw = pr["cov"]
+				uratio(smp[k SUBSEP "diag-tuple cold"], smp[b SUBSEP "diag-tuple cold"]); gd = pfmt()
+				printf "%s, %s tables: from N = 10k to %s the index'"'"'s kill, started cold, took %s the time (the ratio of the medians, and an interval that holds the ratio of the true medians with %.1f%% confidence; one world was built at each N, so the interval covers the trials'"'"' noise, not a rebuilt world'"'"'s): %s. Run warm, in rotation with the walks, it took %s, an interval of %.1f%%. It read %d window positions at 10k and %d at %s: its work did not change while N grew %dx. The whole-host walk of the same sockets took %s; diag-tuple, the kernel'"'"'s lookup and destroy of the same sockets by tuple without BPF, %s started cold, and the index took %s of diag-tuple'"'"'s time at 10k and %s at %s (cold).\n\n",
+					toupper(x[2]), x[1], count(n), gi, 100 * cov, verdict, gw, 100 * covw,
 					sl[b SUBSEP "index"], sl[k SUBSEP "index"], count(n), n / 10000,
 					(x[2] == "tcp" ? sprintf("%.2fx (global-conn) and %.2fx (global)", w[k SUBSEP conn] / w[b SUBSEP conn], w[k SUBSEP "global"] / w[b SUBSEP "global"]) : sprintf("%.2fx", w[k SUBSEP conn] / w[b SUBSEP conn])),
-					dt(b, k), ratio(b, "index", "diag-tuple"), ratio(k, "index", "diag-tuple"), count(n)
+					gd, ratio(b, "index cold", "diag-tuple cold"), ratio(k, "index cold", "diag-tuple cold"), count(n)
 			}
 		}
 		lo = 1e18; hi = 0; nlo = 1e18; nhi = 0
@@ -1152,15 +1187,10 @@ calibration_section() {
 estimates() {
 	local c f
 	c=$(pick calibration.csv) f=$(pick fixed.csv)
-	awk -F, -v L="$L" -v H="$H" '
+	awk -F, -v L="$L" -v H="$H" "$NSCOST"'
 	FNR == 1 { delete h; for (i = 1; i <= NF; i++) h[$i] = i; next }
 	FILENAME == ARGV[1] { cost[$h["where"], $h["proto"], $h["design"], $h["cost"]] = $h["ns_per_unit"]; next }
-	FILENAME == ARGV[2] {
-		k = $h["proto"] SUBSEP $h["design"]
-		if (!(k in lo) || $h["m"] < lo[k]) { lo[k] = $h["m"]; wl[k] = $h["wall_ms_median"] }
-		if (!(k in hi) || $h["m"] > hi[k]) { hi[k] = $h["m"]; wh[k] = $h["wall_ms_median"] }
-		next
-	}
+	FILENAME == ARGV[2] { fixed_row(); next }
 	$h["workload"] == "walk" && $h["kernel_buckets"] != "" { rows[++n] = $0 }
 	# the buckets of one namespace'"'"'s walk that the namespace cost
 	# already holds: its share of the shared listening hash (and for
@@ -1169,8 +1199,6 @@ estimates() {
 		if (p == "udp") return child ? 128 : 0
 		return (d == "setns" || d == "netns-arg" || d == "chained" ? L : d == "sock_diag" ? L + H : 0) + (child ? 1 : 0)
 	}
-	# the guest'"'"'s cost of a namespace to design d, us, from fixed.csv
-	function fixed(p, d,   k) { k = p SUBSEP d; return hi[k] > lo[k] ? (wh[k] - wl[k]) * 1000 / (hi[k] - lo[k]) : 0 }
 	# the model'"'"'s time of row x in ns, priced with where'"'"'s costs; its
 	# terms in e[]; e["cn"] < 0 when the namespace cost is unknown
 	function model(where, x,   p, d, m, src, cb, cs, skip, cn, hd, t, nb) {
@@ -1182,7 +1210,7 @@ estimates() {
 		if (skip < 0) { skip = 0; negskip[where SUBSEP p SUBSEP src] = 1 }
 		cn = cost[where, p, src, "namespace"]
 		if (d != "setns" && d != "sock_diag")
-			cn = fixed(p, "setns") <= 0 || fixed(p, d) <= 0 ? -1 : cn * fixed(p, d) / fixed(p, "setns")
+			cn = nscost(p, "setns") <= 0 || nscost(p, d) <= 0 ? -1 : cn * nscost(p, d) / nscost(p, "setns")
 		hd = x[h["sockets_seen"]]; t = x[h["kernel_sockets"]]
 		nb = x[h["kernel_buckets"]] - (m + 1) * nsbuckets(p, d, x[h["tables"]] == "child")
 		e["b"] = (nb > 0 ? nb : 0) * cb; e["s"] = hd * cs + (t - hd) * skip
@@ -1322,9 +1350,9 @@ headline() {
 		}
 		printf "In the committed run (the bench kernel under %s, %s repetitions; a ratio is\n", accel, reps
 		print "paired repetition by repetition, and a design is faster or slower only where"
-		print "the ratio'"'"'s 95% interval excludes 1; the RFC and index bullets, from runs"
-		print "that keep no repetitions, give ratios of medians; absolute times under the"
-		print "emulator are not the result):"
+		print "the ratio'"'"'s 95% interval excludes 1; the index bullet gives ratios of"
+		print "medians of different worlds, with intervals of 95% or more; absolute"
+		print "times under the emulator are not the result):"
 		print ""
 		for (pi = 1; pi <= 2; pi++) {
 			p = pi == 1 ? "tcp" : "udp"; P = toupper(p)
@@ -1345,20 +1373,17 @@ headline() {
 	local f m sc
 	f=$(pick fixed.csv) m=$(pick memory.csv) sc=$(pick scale.csv)
 	if [ -s "$f" ]; then
-		awk -F, "$HDR"'
-		{ k = $h["proto"] SUBSEP $h["design"]
-		  if (mlo == "" || $h["m"] < mlo) mlo = $h["m"]
+		awk -F, "$HDR$NSCOST"'
+		{ if (mlo == "" || $h["m"] < mlo) mlo = $h["m"]
 		  if ($h["m"] > mhi) mhi = $h["m"]
-		  if (!(k in lo) || $h["m"] < lo[k]) { lo[k] = $h["m"]; wl[k] = $h["wall_ms_median"] }
-		  if (!(k in hi) || $h["m"] > hi[k]) { hi[k] = $h["m"]; wh[k] = $h["wall_ms_median"] } }
-		function us(p, d,   k) { k = p SUBSEP d; return hi[k] > lo[k] ? (wh[k] - wl[k]) * 1000 / (hi[k] - lo[k]) : 0 }
+		  fixed_row() }
 		END {
 			printf "- An empty namespace (child tables, no socket) costs the setns loop, on\n"
 			printf "  average from M = %d to %d under TCG (each step of M: \"What a namespace\n", mlo, mhi
 			printf "  costs\"), %.1f us (TCP) and %.1f us (UDP), the chained walk %.1f and %.1f us;\n",
-				us("tcp", "setns"), us("udp", "setns"), us("tcp", "chained"), us("udp", "chained")
+				nscost("tcp", "setns"), nscost("udp", "setns"), nscost("tcp", "chained"), nscost("udp", "chained")
 			printf "  TCP walks that leave the shared listening hash out, chained-conn\n"
-			printf "  %.1f us and global-conn %.1f us.\n", us("tcp", "chained-conn"), us("tcp", "global-conn")
+			printf "  %.1f us and global-conn %.1f us.\n", nscost("tcp", "chained-conn"), nscost("tcp", "global-conn")
 		}' "$f"
 	fi
 	if [ -s "$sc" ]; then
@@ -1367,9 +1392,11 @@ headline() {
 		local gs
 		gs=$(guest_of guest-scale.txt)
 		awk -F, -v tslots="$(guest_sysctl "$gs" net.ipv4.tcp_ehash_entries)" \
-			-v uslots="$(guest_sysctl "$gs" net.ipv4.udp_hash_entries)" "$HDR"'
-		$h["tables"] == "shared" { all[$h["proto"], $h["n"], $h["design"]] = $h["wall_ms_median"]; m = $h["m"]; d = $h["destroyed"]
+			-v uslots="$(guest_sysctl "$gs" net.ipv4.udp_hash_entries)" "$HDR$PAIR"'
+		$h["tables"] == "shared" && $h["start"] == "warm" { all[$h["proto"], $h["n"], $h["design"]] = $h["wall_ms_samples"]; m = $h["m"]; d = $h["destroyed"]
 			if ($h["design"] == "setns" && $h["n"] + 0 > max[$h["proto"]]) max[$h["proto"]] = $h["n"] + 0 }
+		# design a over the whole-host walk, paired, at the largest N of p
+		function rw(p, a) { pair(w[p SUBSEP a], w[p SUBSEP "global"]); return sprintf("%.1fx (%.1f to %.1f)", pr["med"], pr["lo"], pr["hi"]) }
 		END {
 			if (!("tcp" in max) || !("udp" in max)) exit
 			for (k in all) { split(k, x, SUBSEP); if (x[2] + 0 == max[x[1]]) w[x[1] SUBSEP x[3]] = all[k] }
@@ -1377,26 +1404,31 @@ headline() {
 			if (tslots != "" && uslots != "")
 				printf " of %d TCP and %d UDP slots", tslots, uslots
 			printf ", %d sockets destroyed):\n", d
-			printf "  the setns loop takes %.1fx the time of the whole-host walk at %d TCP sockets\n",
-				w["tcp" SUBSEP "setns"] / w["tcp" SUBSEP "global"], max["tcp"]
-			printf "  and %.1fx at %d UDP sockets; the chained walk %.1fx and %.1fx.\n",
-				w["udp" SUBSEP "setns"] / w["udp" SUBSEP "global"], max["udp"],
-				w["tcp" SUBSEP "chained"] / w["tcp" SUBSEP "global"],
-				w["udp" SUBSEP "chained"] / w["udp" SUBSEP "global"]
+			printf "  the setns loop takes %s the time of the whole-host walk at %d TCP sockets\n",
+				rw("tcp", "setns"), max["tcp"]
+			printf "  and %s at %d UDP sockets; the chained walk %s and %s.\n",
+				rw("udp", "setns"), max["udp"], rw("tcp", "chained"), rw("udp", "chained")
 		}' "$sc"
 	fi
 	if [ -s "$sc" ] && grep -q ',index,' "$sc"; then
 		# the index on shared tables, from 10k to the largest N
-		awk -F, "$COUNT$HDR"'
-		$h["tables"] == "shared" { w[$h["proto"], $h["n"], $h["design"]] = $h["wall_ms_median"]
-			m = $h["m"]; d = $h["destroyed"]
+		awk -F, "$COUNT$HDR$PAIR"'
+		$h["tables"] == "shared" { d = $h["design"] ($h["start"] == "cold" ? " cold" : "")
+			w[$h["proto"], $h["n"], d] = $h["wall_ms_median"]
+			smp[$h["proto"], $h["n"], d] = $h["wall_ms_samples"]
+			m = $h["m"]; nd = $h["destroyed"]
 			if ($h["n"] + 0 > max) max = $h["n"] + 0 }
 		function g(p, d) { return w[p, max, d] / w[p, 10000, d] }
+		# the index'"'"'s growth, with its interval (uratio()), the
+		# lowest coverage in cov
+		function gi(p) { uratio(smp[p, max, "index cold"], smp[p, 10000, "index cold"]); if (pr["cov"] < cov) cov = pr["cov"]; return pfmt() }
 		END {
-			if (!(("tcp", 10000, "index") in w) || !(("udp", max, "index") in w)) exit
-			printf "- The socket index (%d sockets among N, %d namespaces, shared tables):\n", d, m
-			printf "  from N = 10k to %s its kill took %.2fx the time for TCP and %.2fx for UDP,\n", count(max), g("tcp", "index"), g("udp", "index")
-			printf "  SOCK_DESTROY by tuple of the same sockets %.2fx and %.2fx, the whole-host\n", g("tcp", "diag-tuple"), g("udp", "diag-tuple")
+			if (!(("tcp", 10000, "index cold") in w) || !(("udp", max, "index cold") in w)) exit
+			cov = 1; t = gi("tcp"); u = gi("udp")
+			printf "- The socket index (%d sockets among N, %d namespaces, shared tables):\n", nd, m
+			printf "  from N = 10k to %s its kill took %s the time for TCP and %s for UDP\n", count(max), t, u
+			printf "  (trials started cold; intervals of %.1f%% or more),\n", 100 * cov
+			printf "  SOCK_DESTROY by tuple of the same sockets %.2fx and %.2fx, the whole-host\n", g("tcp", "diag-tuple cold"), g("udp", "diag-tuple cold")
 			printf "  walk %.1fx and %.1fx (\"The index'"'"'s price\" in docs/BENCHMARKS.md: what it\n", g("tcp", "global-conn"), g("udp", "global")
 			printf "  costs every connect).\n"
 		}' "$sc"

@@ -73,3 +73,14 @@ pair_awk() {
 	assert_output "$(printf '%s\n' 'slower 1.40x (1.10 to 1.70)' 'faster 0.90x (0.75 to 0.90)' \
 		'not told apart 0.90x (0.90 to 1.10)' 'not told apart 1.30x (1.10 to 1.50)')"
 }
+
+@test "an unpaired ratio of medians: each median bounded at 97.5%, the ratio at 95%" {
+	# 15 trials: the 3rd lowest and highest bound each median (99.3%);
+	# the ratio's bounds are A's over B's, crossed
+	run pair_awk 'BEGIN {
+		uratio("2;4;6;8;10;12;14;16;18;20;22;24;26;28;30", "15;14;13;12;11;10;9;8;7;6;5;4;3;2;1")
+		printf "%s %.1f\n", pfmt(), 100 * pr["cov"]
+		uratio("3;1;2;5;4;7;6", "1;1;1;1;1;1;1")
+		printf "%s %.1f\n", pfmt(), 100 * pr["cov"] }'
+	assert_output "$(printf '%s\n' '2.00x (0.46 to 8.67) 98.5' '4.00x (1.00 to 7.00) 96.9')"
+}
