@@ -18,6 +18,20 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 sdir=$top/kernel/series
 tree=$(cd "$tree" && pwd)
 die() { echo "Error: $*" >&2; exit 1; }
+# add_cc PATCH LIST: a Cc: header, one address a line, at the end of the
+# headers of PATCH; LIST has one address a line.
+add_cc() {
+	[ -n "$2" ] || return 0
+	CC=$2 awk 'BEGIN { n = split(ENVIRON["CC"], a, "\n") }
+		!done && $0 == "" {
+			for (i = 1; i <= n; i++)
+				printf "%s%s%s\n", i == 1 ? "Cc: " : " ", a[i], i < n ? "," : ""
+			done = 1
+		}
+		{ print }
+		END { exit !done }' "$1" > "$1.cc" || die "$(basename "$1") has no end of headers"
+	mv "$1.cc" "$1"
+}
 
 git -C "$tree" rev-parse -q --verify refs/tags/pristine >/dev/null ||
 	die "$tree has no pristine tag; run 'make tree' first"
@@ -119,6 +133,24 @@ for p in "$out"/0*.patch; do
 done
 [ $fail = 0 ] || die "checkpatch.pl --strict: the issues above are not justified in kernel/series/checkpatch-checks"
 
+# Cc: whom scripts/get_maintainer.pl names for each patch from MAINTAINERS
+# (not from git history: the tree is a source package) and whom
+# kernel/series/extra-cc adds, in a Cc: header of the patch; the cover
+# letter goes to all of them.
+all_cc=""
+for p in "$out"/0*.patch; do
+	[ "$(basename "$p" | cut -c1-4)" = 0000 ] && continue
+	cc=$(cd "$tree" && perl scripts/get_maintainer.pl --no-git --no-git-fallback \
+		--no-rolestats --no-tree "$p" 2>/dev/null) ||
+		die "scripts/get_maintainer.pl failed on $(basename "$p")"
+	num=$((10#$(basename "$p" | cut -c1-4)))
+	cc=$(printf '%s\n' "$cc"; awk -F'\t' -v n="$num" '$1 == n { print $2 }' "$sdir/extra-cc")
+	cc=$(printf '%s\n' "$cc" | awk 'NF && !seen[$0]++')
+	all_cc=$(printf '%s\n%s' "$all_cc" "$cc")
+	add_cc "$p" "$cc"
+done
+add_cc "$out"/0000-cover-letter.patch "$(printf '%s\n' "$all_cc" | awk 'NF && !seen[$0]++')"
+
 # Cover letter: subject and body from cover-letter.txt, with the benchmark
 # table (walk, S = 10) that bench/report.sh wrote into docs/BENCHMARKS.md
 # and the checkpatch results.
@@ -128,7 +160,7 @@ bench=$(awk '/<!-- cover-bench end -->/ { on = 0 }
 	/<!-- cover-bench begin -->/ { on = 1 }' "$top/docs/BENCHMARKS.md")
 [ -n "$bench" ] || die "docs/BENCHMARKS.md has no walk table; run 'make bench'"
 # The targeted design's index: its kill time against N, and its price.
-index=$({ grep -e "the index's kill took" -e '^Each socket the index holds adds' "$top/docs/BENCHMARKS.md"
+index=$({ grep -e "the index's kill, started cold, took" -e '^Each socket the index holds adds' "$top/docs/BENCHMARKS.md"
 	  sed -n '/<!-- cover-index begin -->/,/<!-- cover-index end -->/p' "$top/docs/BENCHMARKS.md" |
 		grep -v '^<!--' || true; } | while IFS= read -r l; do echo "$l" | fmt -w 68 | sed '1s/^/- /; 2,$s/^/  /'; done)
 [ -n "$index" ] || die "docs/BENCHMARKS.md has no index section; run 'make bench-scale'"
