@@ -449,11 +449,12 @@ static bool udp_client_dead(int i, int j)
  * that a reap destroyed, untimed, and return how many.  Only those are
  * looked at: a test of every client of the world would touch each of its
  * sockets before every timed run, and leave the next run the emulator's
- * caches of a world-wide sweep (check_world() looks at the others, once a
- * point).  Every UDP client to reconnect is closed first, in every pod,
- * as a TCP client's abort already closed it: the index then drops the
- * stale address once it has no socket left, and each trial finds the
- * same window (bpf/index.h) whatever the trials before it.
+ * caches of a world-wide sweep (check_world() looks at the others, once
+ * each measure()).  Every UDP client to reconnect is closed first, in
+ * every pod, as a TCP client's abort already took it out of the index:
+ * the index then drops the stale address once it has no socket left, and
+ * each trial finds the same window (bpf/index.h) whatever the trials
+ * before it.
  */
 static int rebuild(int proto, int nb)
 {
@@ -494,8 +495,8 @@ static int rebuild(int proto, int nb)
 }
 
 /*
- * After the reaps of a point: no client of another backend than the
- * first @nb was destroyed.  A reap that kills another is a bug.
+ * After the reaps of one measure(): no client of another backend than
+ * the first @nb was destroyed.  A reap that kills another is a bug.
  */
 static void check_world(int proto, int nb, const char *workload,
 			const enum design *designs, int n)
@@ -979,10 +980,11 @@ static bool runs(int proto, enum design d)
 
 /*
  * Trials that start cold (run_scale()): before each, the driver writes
- * COLD_BYTES of its own memory (65536 pages), more than the last-level
- * caches of the hosts this runs on, so that little of what a trial finds
- * cached depends on what the trial before it touched, or on how much of
- * the world fits in the cache.
+ * COLD_BYTES of its own memory (65536 pages), meant to evict the host's
+ * data caches and the emulator's TLB, so that less of what a trial finds
+ * cached depends on the trial before it or on how much of the world fits
+ * in the cache.  Whether it does is not measured, and it does not evict
+ * the emulator's translations of kernel code.
  */
 #define COLD_BYTES	(256UL << 20)
 static bool cold_trials;
@@ -1004,8 +1006,8 @@ static void go_cold(void)
 /*
  * One run of design @d.  Only run_once() is inside the wall time; with
  * @count, the kernel's counters (open) are read around it.  A reap's
- * victims are rebuilt afterwards, untimed, and checked: a reap that
- * misses a client, or kills another, is a bug.
+ * victims are rebuilt afterwards, untimed, and counted: a reap that
+ * misses a client is a bug (one that kills another, check_world()).
  */
 static void run_trial(struct reap_bpf *skel, int proto, enum design d,
 		      enum workload w, struct trial *t, bool count)

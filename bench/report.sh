@@ -801,17 +801,23 @@ scale_section() {
 	echo "\`__udp_disconnect\` kprobe, which \`udp_abort()\` reaches). Only the index"
 	echo "reads it. Its time is one program run: no namespace is walked."
 	echo "diag-tuple is its control: for each socket to destroy, \`setns()\` into its"
-	echo "namespace and one \`SOCK_DESTROY\` naming its tuple, which the driver"
-	echo "already knows: the kernel's own lookup and destroy of the same sockets,"
-	echo "with no BPF, as an agent keeping its index in user space would do."
-	echo "Every design ran $reps trials in rotation, each finding cached what the"
-	echo "trial before it left (\"warm\"); the index and diag-tuple then ran"
-	echo "$ireps more, apart from the walks, each after \`netns-bench\` wrote 256 MiB"
-	echo "of its own memory (\"cold\": what a trial finds cached no longer"
-	echo "depends on what ran before it, nor on how much of the world the cache"
-	echo "holds). A kill of a few sockets is short enough under $(accel "$gs") that"
-	echo "what it finds cached decides much of its time, and the ratios to the"
-	echo "walks are between warm runs. What the rest of a kill's growth with N"
+	echo "namespace, a netlink socket, one \`SOCK_DESTROY\` naming its tuple, which"
+	echo "the driver already knows, and \`setns()\` back: the kernel's own lookup and"
+	echo "destroy of the same sockets, with no BPF, as an agent keeping its index"
+	echo "in user space would do. The 5 sockets a trial destroys, and their"
+	echo "entries in the index, are made anew before every trial. Every design ran"
+	echo "$reps trials in rotation, each finding cached what the trial before it"
+	echo "left (\"warm\"); the index and diag-tuple then ran $ireps more, apart from"
+	echo "the walks, each after \`netns-bench\` wrote 256 MiB of its own memory"
+	echo "(\"cold\"), meant to evict the host's data caches and the emulator's"
+	echo "TLB, so that what a trial finds cached depends less on what ran before"
+	echo "it and on how much of the world the cache holds; whether it does is not"
+	echo "measured. A kill of a few sockets is short enough under $(accel "$gs") that"
+	echo "what it finds cached decides much of its time (compare the warm and"
+	echo "cold columns), and the ratios to the walks are between warm runs. Cold"
+	echo "times at a point can still fall in runs of fast and slow trials: the"
+	echo "trials are not independent, and the intervals below, which assume they"
+	echo "are, are indicative. What the rest of a kill's growth with N"
 	echo "is (the hash chains that lengthen as N sockets fill tables of a fixed"
 	echo "size, the index's maps, which hold every connected socket of the host,"
 	echo "or what touching memory costs a larger guest under $(accel "$gs")) is not"
@@ -842,6 +848,8 @@ scale_section() {
 	function ms(v) { return v < 0.1 ? sprintf("%.4f", v) : v < 1 ? sprintf("%.3f", v) : v < 10 ? sprintf("%.2f", v) : sprintf("%.1f", v) }
 	# cell: design d at point k, its median and IQR; "-" if it did not run
 	function cell(k, d) { return (k SUBSEP d) in w ? sprintf("%s (%s)", ms(w[k SUBSEP d]), ms(q[k SUBSEP d])) : "-" }
+	# grew(): what pr[] (uratio()) says of a growth against 2x
+	function grew() { return pr["hi"] <= 2 ? "within 2x" : pr["lo"] > 2 ? "more than 2x" : pr["lo"] > 1 ? "it grew, and whether by more than 2x is inside the noise" : "whether it grew at all is inside the noise" }
 	function ratio(k, a, b,   v) {
 		if (!((k SUBSEP a) in w) || !w[k SUBSEP b]) return "-"
 		v = w[k SUBSEP a] / w[k SUBSEP b]
@@ -898,11 +906,11 @@ scale_section() {
 			if (n > 10000 && (b SUBSEP "index cold") in w && (k SUBSEP "index cold") in w && w[b SUBSEP conn]) {
 				uratio(smp[k SUBSEP "index cold"], smp[b SUBSEP "index cold"])
 				gi = pfmt(); cov = pr["cov"]
-				verdict = pr["hi"] <= 2 ? "within 2x" : pr["lo"] > 2 ? "more than 2x" : pr["lo"] > 1 ? "it grew, and whether by more than 2x is inside the noise" : "whether it grew at all is inside the noise"
-				uratio(smp[k SUBSEP "index"], smp[b SUBSEP "index"]); gw = pfmt(); covw = pr["cov"]
+				verdict = grew()
+				uratio(smp[k SUBSEP "index"], smp[b SUBSEP "index"]); gw = pfmt(); covw = pr["cov"]; vw = grew()
 				uratio(smp[k SUBSEP "diag-tuple cold"], smp[b SUBSEP "diag-tuple cold"]); gd = pfmt()
-				printf "%s, %s tables: from N = 10k to %s the index'"'"'s kill, started cold, took %s the time (the ratio of the medians, and an interval that holds the ratio of the true medians with %.1f%% confidence; one world was built at each N, so the interval covers the trials'"'"' noise, not a rebuilt world'"'"'s): %s. Run warm, in rotation with the walks, it took %s, an interval of %.1f%%. It read %d window positions at 10k and %d at %s: its work did not change while N grew %dx. The whole-host walk of the same sockets took %s; diag-tuple, the kernel'"'"'s lookup and destroy of the same sockets by tuple without BPF, %s started cold, and the index took %s of diag-tuple'"'"'s time at 10k and %s at %s (cold).\n\n",
-					toupper(x[2]), x[1], count(n), gi, 100 * cov, verdict, gw, 100 * covw,
+				printf "%s, %s tables: from N = 10k to %s the index'"'"'s kill, started cold, took %s the time (the ratio of the medians, and an interval that holds the ratio of the true medians with %.1f%% confidence or more; one world was built at each N, so the interval covers the trials'"'"' noise, not a rebuilt world'"'"'s): %s. Run warm, in rotation with the walks, it took %s, an interval of %.1f%% or more: %s. It read %d window positions at 10k and %d at %s: its work did not change while N grew %dx. The whole-host walk of the same sockets took %s; diag-tuple, the kernel'"'"'s lookup and destroy of the same sockets by tuple without BPF, %s started cold, and the index took %s of diag-tuple'"'"'s time at 10k and %s at %s (cold).\n\n",
+					toupper(x[2]), x[1], count(n), gi, 100 * cov, verdict, gw, 100 * covw, vw,
 					sl[b SUBSEP "index"], sl[k SUBSEP "index"], count(n), n / 10000,
 					(x[2] == "tcp" ? sprintf("%.2fx (global-conn) and %.2fx (global)", w[k SUBSEP conn] / w[b SUBSEP conn], w[k SUBSEP "global"] / w[b SUBSEP "global"]) : sprintf("%.2fx", w[k SUBSEP conn] / w[b SUBSEP conn])),
 					gd, ratio(b, "index cold", "diag-tuple cold"), ratio(k, "index cold", "diag-tuple cold"), count(n)
@@ -1348,7 +1356,8 @@ headline() {
 			cmp("chained", "setns", x[1] SUBSEP "chained-setns" SUBSEP x[2])
 			cmp("chained-conn", "global-conn", x[1] SUBSEP "conn" SUBSEP x[2])
 		}
-		printf "In the committed run (the bench kernel under %s, %s repetitions; a ratio is\n", accel, reps
+		printf "In the committed run (the bench kernel under %s, %s repetitions%s; a ratio is\n",
+			accel, reps, creps != "" ? ", the index'"'"'s cold runs " creps : ""
 		print "paired repetition by repetition, and a design is faster or slower only where"
 		print "the ratio'"'"'s 95% interval excludes 1; the index bullet gives ratios of"
 		print "medians of different worlds, with intervals of 95% or more; absolute"
@@ -1369,7 +1378,8 @@ headline() {
 		print "- TCP, connected sockets only (both walks skip the listeners, like for like):"
 		printf "  the chained walk against the whole-host walk, on shared tables %s;\n", says("tcp" SUBSEP "conn" SUBSEP "shared")
 		printf "  on child tables %s.\n", says("tcp" SUBSEP "conn" SUBSEP "child")
-	}' accel="$accel" reps="$(awk -F, "$HDR"' { print $h["reps"]; exit }' "$all")" "$all"
+	}' accel="$accel" reps="$(awk -F, "$HDR"' { print $h["reps"]; exit }' "$all")" \
+		creps="$(awk -F, "$HDR"' $h["start"] == "cold" { print $h["reps"]; exit }' "$(pick scale.csv)" 2>/dev/null)" "$all"
 	local f m sc
 	f=$(pick fixed.csv) m=$(pick memory.csv) sc=$(pick scale.csv)
 	if [ -s "$f" ]; then
@@ -1397,6 +1407,7 @@ headline() {
 			if ($h["design"] == "setns" && $h["n"] + 0 > max[$h["proto"]]) max[$h["proto"]] = $h["n"] + 0 }
 		# design a over the whole-host walk, paired, at the largest N of p
 		function rw(p, a) { pair(w[p SUBSEP a], w[p SUBSEP "global"]); return sprintf("%.1fx (%.1f to %.1f)", pr["med"], pr["lo"], pr["hi"]) }
+		# (a median of paired ratios: not the table'"'"'s ratio of medians)
 		END {
 			if (!("tcp" in max) || !("udp" in max)) exit
 			for (k in all) { split(k, x, SUBSEP); if (x[2] + 0 == max[x[1]]) w[x[1] SUBSEP x[3]] = all[k] }
@@ -1404,7 +1415,7 @@ headline() {
 			if (tslots != "" && uslots != "")
 				printf " of %d TCP and %d UDP slots", tslots, uslots
 			printf ", %d sockets destroyed):\n", d
-			printf "  the setns loop takes %s the time of the whole-host walk at %d TCP sockets\n",
+			printf "  the setns loop takes %s the time of the whole-host walk (paired medians) at %d TCP sockets\n",
 				rw("tcp", "setns"), max["tcp"]
 			printf "  and %s at %d UDP sockets; the chained walk %s and %s.\n",
 				rw("udp", "setns"), max["udp"], rw("tcp", "chained"), rw("udp", "chained")
