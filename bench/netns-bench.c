@@ -426,22 +426,20 @@ static void enter_pod(const struct pod *p, bool *entered)
 	*entered = true;
 }
 
-/* Whether pod @i's TCP client @j is dead: it reads an error or EOF. */
-static bool tcp_client_dead(int i, int j)
-{
-	char c;
-
-	return recv(pods[i].cfd[j], &c, 1, MSG_DONTWAIT) >= 0 ||
-	       errno != EAGAIN;
-}
-
-/* Whether pod @i's UDP client @j is dead: an abort disconnected it. */
-static bool udp_client_dead(int i, int j)
+/*
+ * Whether pod @i's client @j of @proto is dead: a TCP client reads an
+ * error or EOF, a UDP client an abort disconnected has no peer.
+ */
+static bool client_dead(int proto, int i, int j)
 {
 	struct sockaddr_in peer;
 	socklen_t len = sizeof(peer);
+	char c;
 
-	return getpeername(pods[i].ucfd[j], (void *)&peer, &len) != 0;
+	if (proto == IPPROTO_UDP)
+		return getpeername(pods[i].ucfd[j], (void *)&peer, &len) != 0;
+	return recv(pods[i].cfd[j], &c, 1, MSG_DONTWAIT) >= 0 ||
+	       errno != EAGAIN;
 }
 
 /*
@@ -462,7 +460,7 @@ static int rebuild(int proto, int nb)
 
 	for (i = 0; proto == IPPROTO_UDP && i < npods; i++) {
 		for (j = 0; j < pods[i].nudp; j++) {
-			if (backend_of(i, j) < nb && udp_client_dead(i, j)) {
+			if (backend_of(i, j) < nb && client_dead(proto, i, j)) {
 				close(pods[i].ucfd[j]);
 				pods[i].ucfd[j] = -1;
 			}
@@ -473,7 +471,7 @@ static int rebuild(int proto, int nb)
 		bool entered = false;
 
 		for (j = 0; proto == IPPROTO_TCP && j < p->nconn; j++) {
-			if (backend_of(i, j) >= nb || !tcp_client_dead(i, j))
+			if (backend_of(i, j) >= nb || !client_dead(proto, i, j))
 				continue;
 			enter_pod(p, &entered);
 			close(p->cfd[j]);
@@ -506,9 +504,7 @@ static void check_world(int proto, int nb, const char *workload,
 	for (i = 0; i < npods; i++) {
 		nc = proto == IPPROTO_TCP ? pods[i].nconn : pods[i].nudp;
 		for (j = 0; j < nc; j++) {
-			if (backend_of(i, j) < nb ||
-			    !(proto == IPPROTO_TCP ? tcp_client_dead(i, j) :
-						     udp_client_dead(i, j)))
+			if (backend_of(i, j) < nb || !client_dead(proto, i, j))
 				continue;
 			fprintf(stderr, "netns-bench: a %s %s destroyed client %d of pod %d, of a backend it does not name: a reap that kills another is a bug; one of:",
 				proto == IPPROTO_TCP ? "tcp" : "udp", workload, j, i);
@@ -721,6 +717,16 @@ struct result {
 	double samples[MAX_REPS];	/* wall times, in repetition order */
 	int reps;			/* how many */
 };
+
+/* A CSV row's last field, @r's wall times to @prec decimals, and its end. */
+static void put_samples(FILE *csv, const struct result *r, int prec)
+{
+	int i;
+
+	for (i = 0; i < r->reps; i++)
+		fprintf(csv, "%s%.*f", i ? ";" : "", prec, r->samples[i]);
+	fputc('\n', csv);
+}
 
 static double iqr(const struct result *r)
 {
@@ -1163,10 +1169,7 @@ static void emit(FILE *csv, const char *tables, int m, int s, int proto,
 				x->wall_p25, x->wall_p75, x->allocs, x->pages,
 				design_scope(d), k[WALK_LOCKS],
 				k[WALK_PROG_RUNS]);
-			for (i = 0; i < reps; i++)
-				fprintf(csv, "%s%.3f", i ? ";" : "",
-					x->samples[i]);
-			fputc('\n', csv);
+			put_samples(csv, x, 3);
 			printf("%-6s %4d %5d %-3s %-12s %-7s %10.3f %8.3f %8.3f %8.2f %8.2f %9lu %8.0f %8.0f %9s %9s\n",
 			       tables, m, s, pname, design_names[d],
 			       workload_names[w], x->wall,
@@ -1765,7 +1768,7 @@ static void index_size(__u64 *entries, __u64 *bytes, long n_world)
 static void run_scale(const long *ns, int nn, int reps, const char *out,
 		      int t_first, int t_last, int p_first, int p_last)
 {
-	int protos[] = { IPPROTO_TCP, IPPROTO_UDP }, t, pi, i, k, n;
+	int protos[] = { IPPROTO_TCP, IPPROTO_UDP }, t, pi, i, n;
 	struct result r[N_DESIGNS], rc[N_DESIGNS];
 	enum design ds[N_DESIGNS];
 	__u64 entries, bytes;
@@ -1836,10 +1839,7 @@ static void run_scale(const long *ns, int nn, int reps, const char *out,
 						(t1 - t0) / 1e3, (t2 - tm) / 1e3,
 						x->wall_min, x->wall_max,
 						e == D_INDEX ? slots_of(x) : "");
-					for (k = 0; k < x->reps; k++)
-						fprintf(csv, "%s%.4f", k ? ";" : "",
-							x->samples[k]);
-					fputc('\n', csv);
+					put_samples(csv, x, 4);
 					printf("scale %-6s %s %8ld %-12s %-4s %10.3f %8.3f %9lu\n",
 					       t ? "child" : "shared", tcp ? "tcp" : "udp",
 					       ns[i], design_names[e], cold ? "cold" : "warm",
